@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ebpfilter wire protocol: the private channel between ebpfilter.ko and its
+ * embedded helper (ebpfilter-umh).
+ *
+ * The channel is a connected AF_UNIX SOCK_STREAM pair; the helper's end is
+ * its fd 0 (and 1).  Every message, in both directions, is one fixed-width
+ * header followed by exactly hdr.len payload bytes.  The kernel sends a
+ * request, the helper answers it with a reply carrying the same id; there is
+ * never more than one request in flight.  Both sides treat every field the
+ * other side sends as untrusted: lengths are checked against the maximum
+ * below and against what the request allows before anything is copied.
+ *
+ * All fields are in host byte order (both ends run on the same machine).
+ * The layout has no implicit padding and is identical for 32- and 64-bit
+ * builds.  Shared by kmod/ (kernel) and umh/ (musl userspace).
+ */
+#ifndef EBPFILTER_PROTO_H
+#define EBPFILTER_PROTO_H
+
+#ifdef __KERNEL__
+#include <linux/types.h>
+#else
+#include <stdint.h>
+typedef uint16_t __u16;
+typedef uint32_t __u32;
+typedef int32_t __s32;
+typedef uint64_t __u64;
+#endif
+
+#define EBPF_PROTO_MAGIC	0x46504245u	/* "EBPF" on little endian */
+#define EBPF_PROTO_VERSION	1
+
+/* Largest payload either side accepts in one message (64 MiB). */
+#define EBPF_PROTO_MAX_PAYLOAD	(64u << 20)
+
+/* Message types (hdr.type). */
+enum ebpf_msg_type {
+	/* kernel -> helper: payload struct ebpf_hello; reply: struct ebpf_hello */
+	EBPF_MSG_HELLO		= 1,
+	/*
+	 * kernel -> helper: an iptables getsockopt.  Payload: struct
+	 * ebpf_sockopt followed by the first `in_len` bytes the caller passed
+	 * in.  Reply: status 0 and the bytes to copy back to the caller
+	 * (at most ebpf_sockopt.user_len), or status -errno and no payload.
+	 */
+	EBPF_MSG_SOCKOPT_GET	= 2,
+	/*
+	 * kernel -> helper: an iptables setsockopt.  Payload: struct
+	 * ebpf_sockopt followed by the caller's `in_len` bytes.  Reply: status
+	 * 0 or -errno.  For IPT_SO_SET_REPLACE a successful reply's payload is
+	 * the old counters (struct xt_counters[num_counters]) that the kernel
+	 * writes to the caller's ipt_replace.counters pointer.
+	 */
+	EBPF_MSG_SOCKOPT_SET	= 3,
+	/*
+	 * kernel -> helper: payload is the last state snapshot a previous
+	 * helper handed over (see EBPF_F_STATE); sent once, right after the
+	 * handshake of a restarted helper.  Reply: status only.
+	 */
+	EBPF_MSG_RESTORE	= 4,
+	/* kernel -> helper: release everything, then answer and exit. */
+	EBPF_MSG_SHUTDOWN	= 5,
+	/* kernel -> helper: no payload; reply: status 0.  Liveness probe. */
+	EBPF_MSG_PING		= 6,
+};
+
+/* hdr.flags */
+#define EBPF_F_REPLY	0x0001	/* set on every helper -> kernel message */
+/*
+ * A reply with EBPF_F_STATE ends with hdr.state_len bytes of opaque state:
+ * the helper's committed tables.  The kernel keeps the latest such snapshot
+ * and gives it to a restarted helper (EBPF_MSG_RESTORE), so a helper crash
+ * loses no rules.  The kernel never interprets it.
+ */
+#define EBPF_F_STATE	0x0002
+
+/**
+ * struct ebpf_msg_hdr - header of every message on the channel
+ * @magic:   EBPF_PROTO_MAGIC
+ * @version: EBPF_PROTO_VERSION of the sender
+ * @type:    enum ebpf_msg_type; a reply repeats the request's type
+ * @flags:   EBPF_F_*
+ * @id:      request id chosen by the kernel; a reply repeats it
+ * @status:  replies: 0 or a negative errno; requests: 0
+ * @len:     number of payload bytes that follow the header
+ * @state_len: replies with EBPF_F_STATE: how many of the @len payload bytes,
+ *           at the end of the payload, are the state snapshot; else 0
+ */
+struct ebpf_msg_hdr {
+	__u32 magic;
+	__u16 version;
+	__u16 type;
+	__u16 flags;
+	__u16 reserved;
+	__u32 id;
+	__s32 status;
+	__u32 len;
+	__u32 state_len;
+	__u32 pad;
+};
+
+/* Features a helper announces in ebpf_hello.features. */
+#define EBPF_FEAT_IPT_FILTER	0x0001	/* serves the iptables filter table */
+#define EBPF_FEAT_BPF_ENFORCE	0x0002	/* compiles rules to BPF */
+
+/**
+ * struct ebpf_hello - handshake, both directions
+ * @proto_version: EBPF_PROTO_VERSION of the sender
+ * @features:      kernel: 0; helper: EBPF_FEAT_* it provides
+ * @pid:           helper: its own pid as it sees it; kernel: 0
+ * @version:       NUL-terminated version string of the sender
+ * @mechanism:     kernel: NUL-terminated name of the enforcement hook the
+ *                 helper reports back ("netfilter", "tc", ...); helper
+ *                 fills it in its reply
+ */
+struct ebpf_hello {
+	__u32 proto_version;
+	__u32 features;
+	__u32 pid;
+	__u32 reserved;
+	char version[32];
+	char mechanism[32];
+};
+
+/**
+ * struct ebpf_sockopt - an iptables socket option being proxied
+ * @optname:  IPT_SO_* value
+ * @user_len: the length the caller gave (set: optlen; get: *optlen)
+ * @in_len:   how many bytes of the caller's buffer follow this struct
+ * @netns:    0 for the initial network namespace (only one served today)
+ */
+struct ebpf_sockopt {
+	__u32 optname;
+	__u32 user_len;
+	__u32 in_len;
+	__u32 netns;
+};
+
+#endif /* EBPFILTER_PROTO_H */
