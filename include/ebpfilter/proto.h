@@ -100,6 +100,9 @@ struct ebpf_msg_hdr {
 	__u32 pad;
 };
 
+/* Kernel's ebpf_hello.features: a RESTORE request follows the handshake. */
+#define EBPF_HELLO_RESTORE_FOLLOWS	0x0001
+
 /* Features a helper announces in ebpf_hello.features. */
 #define EBPF_FEAT_IPT_FILTER	0x0001	/* serves the iptables filter table */
 #define EBPF_FEAT_BPF_ENFORCE	0x0002	/* compiles rules to BPF */
@@ -107,7 +110,7 @@ struct ebpf_msg_hdr {
 /**
  * struct ebpf_hello - handshake, both directions
  * @proto_version: EBPF_PROTO_VERSION of the sender
- * @features:      kernel: 0; helper: EBPF_FEAT_* it provides
+ * @features:      kernel: EBPF_HELLO_*; helper: EBPF_FEAT_* it provides
  * @pid:           helper: its own pid as it sees it; kernel: 0
  * @version:       NUL-terminated version string of the sender
  * @mechanism:     kernel: NUL-terminated name of the enforcement hook the

@@ -1,0 +1,71 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# ebpfilter: top-level build.
+#
+#   make                 helper (once) + ebpfilter.ko for KVER
+#   make KVER=...        choose the kernel (default: newest installed headers)
+#   make modules-all     ebpfilter.ko for every kernel with headers installed
+#   make check           the whole test suite (host + QEMU guests, all kernels)
+#   make demo            build, boot a guest, show ebpfilter at work
+#
+# The helper (umh/) does not depend on the kernel: it is built once and
+# every module build links the same image.  Modules are built out of tree
+# in build/kmod/KVER/ so that several kernels can be served from one tree.
+
+VERSION := 0.1.0
+
+# Kernels whose headers are installed, oldest first.
+KVERS_INSTALLED := $(shell for d in /lib/modules/*/build; do \
+	[ -e "$$d/Module.symvers" ] && basename "$$(dirname "$$d")"; done | sort -V)
+KVER ?= $(lastword $(KVERS_INSTALLED))
+KVERS ?= $(KVERS_INSTALLED)
+
+HELPER := umh/ebpfilter-umh
+KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
+	     $(wildcard kmod/compat/*)
+
+all: module
+
+helper:
+	$(MAKE) -C umh
+
+$(HELPER): helper
+
+# build/kmod/KVER/: a directory of links to kmod/, built against KVER.
+# EBPF_HELPER_IMAGE selects a different helper image (tests use this).
+EBPF_HELPER_IMAGE ?= $(CURDIR)/$(HELPER)
+KMOD_BUILD ?= build/kmod
+
+module: helper
+	@$(MAKE) --no-print-directory module-for KVER=$(KVER)
+
+module-for:
+	@test -n "$(KVER)" || { echo "no kernel headers installed (linux-headers-*)" >&2; exit 1; }
+	@test -e /lib/modules/$(KVER)/build/Module.symvers || \
+		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }
+	@mkdir -p $(KMOD_BUILD)/$(KVER)/compat
+	@for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done
+	$(MAKE) -C /lib/modules/$(KVER)/build M=$(CURDIR)/$(KMOD_BUILD)/$(KVER) \
+		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) modules
+	@echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
+
+modules-all: helper
+	@for k in $(KVERS); do $(MAKE) --no-print-directory module-for KVER=$$k || exit 1; done
+
+check: helper
+	tests/run-all
+
+demo: helper
+	tests/demo
+
+clean:
+	$(MAKE) -C umh clean
+	rm -rf build/kmod build/tests
+	rm -f kmod/*.o kmod/*.ko kmod/*.mod* kmod/.*.cmd kmod/Module.symvers kmod/modules.order
+	rm -rf kmod/compat/generated
+
+distclean: clean
+	$(MAKE) -C umh distclean
+	rm -rf build
+
+.PHONY: all helper module module-for modules-all check demo clean distclean

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* One request/reply exchange with the helper over the channel. */
+#ifndef EBPF_CHANNEL_H
+#define EBPF_CHANNEL_H
+
+#include <linux/types.h>
+#include <linux/uio.h>
+#include <ebpfilter/proto.h>
+
+struct socket;
+
+/**
+ * struct ebpf_exchange - a request to send and the limits of its reply
+ * @type:       enum ebpf_msg_type
+ * @id:         request id
+ * @iov:        request payload pieces (up to 3)
+ * @niov:       how many
+ * @timeout_ms: bound on sending the request and on receiving the reply
+ * @max_data:   largest reply payload (excluding state) the caller accepts
+ * @max_state:  largest state snapshot accepted (0: none allowed)
+ *
+ * Filled in by ebpf_channel_exchange():
+ * @status:     the helper's status
+ * @data:       kvmalloc'ed reply payload (excluding state), or NULL
+ * @data_len:   its length
+ * @state:      kvmalloc'ed state snapshot, or NULL
+ * @state_len:  its length
+ */
+struct ebpf_exchange {
+	u16 type;
+	u32 id;
+	struct kvec iov[3];
+	unsigned int niov;
+	unsigned int timeout_ms;
+	size_t max_data;
+	size_t max_state;
+
+	s32 status;
+	void *data;
+	size_t data_len;
+	void *state;
+	size_t state_len;
+};
+
+int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x);
+void ebpf_exchange_free(struct ebpf_exchange *x);
+
+#endif

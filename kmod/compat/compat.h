@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Force-included into every kmod/ file (Kbuild: -include).  All knowledge
+ * of kernel versions lives here and in probe.sh: core files test the
+ * capability macros below, never LINUX_VERSION_CODE.
+ */
+#ifndef EBPF_COMPAT_H
+#define EBPF_COMPAT_H
+
+#include "probe.h"
+
+/*
+ * How the helper is started.  The kernel's own usermode-driver API
+ * (kernel/usermode_driver.c) is exported by no kernel we target, and where
+ * it is, its pipe-based channel cannot carry the vault socket (fds 3/4) a
+ * restart needs; the module therefore always uses its backported shim
+ * (umd_shim.c) and names the mechanism in its "loaded" dmesg line.
+ */
+#ifdef EBPF_HAVE_NATIVE_UMD
+#define EBPF_UMD_MECHANISM "shim (native usermode driver exported but unused)"
+#else
+#define EBPF_UMD_MECHANISM "shim"
+#endif
+
+#endif /* EBPF_COMPAT_H */

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Module-wide declarations shared by the kmod/ files. */
+#ifndef EBPFILTER_H
+#define EBPFILTER_H
+
+#include <linux/init.h>
+#include <linux/types.h>
+
+#define EBPFILTER_VERSION "0.1.0"
+
+struct ebpf_exchange;
+
+/* Module parameters (main.c). */
+extern unsigned int handshake_timeout_ms;
+extern unsigned int request_timeout_ms;
+extern unsigned int max_table_bytes;
+
+/* The embedded helper image (helper_blob.S; init data). */
+extern const char ebpf_helper_image_start[];
+extern const char ebpf_helper_image_end[];
+
+/* supervisor.c: one helper, one request at a time. */
+int __init ebpf_sup_init(void);
+void ebpf_sup_exit(void);
+int ebpf_sup_call(struct ebpf_exchange *x);
+int ebpf_sup_helper_pid(void);
+
+/* sockopt.c: the iptables (IPv4) sockopt range. */
+int ebpf_sockopt_register(void);
+void ebpf_sockopt_unregister(void);
+
+#endif

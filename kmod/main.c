@@ -1,0 +1,72 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebpfilter: iptables-legacy's control ABI served by a user-space helper
+ * that travels inside this module and compiles the rules to BPF.
+ *
+ * Load order: start the helper and wait for its handshake, then register
+ * the sockopt range.  Registering last means no request can reach a
+ * module whose init may still fail (a failed init frees the module
+ * without waiting for callers).  If ip_tables holds the range, the helper
+ * is stopped again and the load fails with -EBUSY.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+#include "ebpfilter.h"
+
+unsigned int handshake_timeout_ms = 10000;
+module_param(handshake_timeout_ms, uint, 0444);
+MODULE_PARM_DESC(handshake_timeout_ms,
+		 "How long the helper may take to start and answer the handshake (ms)");
+
+unsigned int request_timeout_ms = 60000;
+module_param(request_timeout_ms, uint, 0644);
+MODULE_PARM_DESC(request_timeout_ms,
+		 "How long the helper may take to answer one request before it is killed (ms)");
+
+unsigned int max_table_bytes = 32 << 20;
+module_param(max_table_bytes, uint, 0644);
+MODULE_PARM_DESC(max_table_bytes,
+		 "Largest rule blob accepted from iptables (bytes; at most 60 MiB)");
+
+static int __init ebpfilter_init(void)
+{
+	int err;
+
+	if (max_table_bytes > 60u << 20 || !handshake_timeout_ms ||
+	    !request_timeout_ms) {
+		pr_err("invalid module parameters\n");
+		return -EINVAL;
+	}
+	err = ebpf_sup_init();
+	if (err) {
+		pr_err("not loaded: the helper did not come up (%d)\n", err);
+		return err;
+	}
+	err = ebpf_sockopt_register();
+	if (err) {
+		ebpf_sup_exit();
+		pr_err("not loaded (%d)\n", err);
+		return err;
+	}
+	pr_info("loaded (module %s, blob-exec %s, helper pid %d)\n",
+		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid());
+	return 0;
+}
+
+static void __exit ebpfilter_exit(void)
+{
+	ebpf_sockopt_unregister();
+	ebpf_sup_exit();
+	pr_info("unloaded\n");
+}
+
+module_init(ebpfilter_init);
+module_exit(ebpfilter_exit);
+
+MODULE_DESCRIPTION("iptables-legacy control ABI served by an embedded helper that compiles rules to BPF");
+MODULE_AUTHOR("The ebpfilter developers");
+MODULE_LICENSE("GPL");
+MODULE_VERSION(EBPFILTER_VERSION);

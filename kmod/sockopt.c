@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The iptables control ABI: the IPv4 sockopt range ip_tables owns
+ * (IPT_SO_SET_* and IPT_SO_GET_* at SOL_IP), proxied to the helper.
+ *
+ * The length and copy checks ip_tables makes before it looks at a table
+ * are made here, in the same order, so that callers get the same errno
+ * (EINVAL before EFAULT, and so on); the helper then validates the
+ * contents like translate_table().  Replies are checked against the sizes
+ * the request allows before they reach user memory.
+ *
+ * Network namespaces: one set of tables, the initial namespace's.  A
+ * caller in another namespace is refused with ENOENT ("table does not
+ * exist"), which is what ip_tables answers where a namespace has no table;
+ * revision queries describe extensions, not tables, and are answered.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/capability.h>
+#include <linux/compat.h>
+#include <linux/mm.h>
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/sockptr.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+#include <net/sock.h>
+
+#include "channel.h"
+#include "ebpfilter.h"
+
+static int check_caller(struct sock *sk, bool tables)
+{
+	struct net *net = sock_net(sk);
+
+	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
+		return -EPERM;
+	if (in_compat_syscall()) {
+		pr_notice_ratelimited("32-bit iptables is not supported (pid %d)\n",
+				      task_pid_nr(current));
+		return -EOPNOTSUPP;
+	}
+	if (tables && !net_eq(net, &init_net)) {
+		pr_notice_ratelimited("request from a network namespace other than the initial one refused (pid %d): ebpfilter serves the initial namespace only\n",
+				      task_pid_nr(current));
+		return -ENOENT;
+	}
+	return 0;
+}
+
+/* Send a sockopt to the helper; @x->iov[1] is the caller's data. */
+static int proxy(struct ebpf_exchange *x, bool set, int optname,
+		 unsigned int user_len)
+{
+	struct ebpf_sockopt so = {
+		.optname = optname,
+		.user_len = user_len,
+		.in_len = x->iov[1].iov_len,
+	};
+	int err;
+
+	x->type = set ? EBPF_MSG_SOCKOPT_SET : EBPF_MSG_SOCKOPT_GET;
+	x->iov[0].iov_base = &so;
+	x->iov[0].iov_len = sizeof(so);
+	x->niov = 2;
+	x->timeout_ms = request_timeout_ms;
+	x->max_state = EBPF_PROTO_MAX_PAYLOAD;
+
+	err = ebpf_sup_call(x);
+	if (err)
+		return err == -EINTR ? -EINTR : -EIO;
+	if (x->status > 0 && optname != IPT_SO_GET_REVISION_MATCH &&
+	    optname != IPT_SO_GET_REVISION_TARGET)
+		return -EIO;
+	return x->status;
+}
+
+static int replace_table(sockptr_t arg, unsigned int len)
+{
+	struct ebpf_exchange x = { };
+	struct ipt_replace repl;
+	void *blob;
+	int ret;
+
+	/* do_replace(): header first, then exactly repl.size bytes. */
+	if (copy_from_sockptr(&repl, arg, sizeof(repl)))
+		return -EFAULT;
+	if (repl.num_counters >= INT_MAX / sizeof(struct xt_counters))
+		return -ENOMEM;
+	if (repl.num_counters == 0)
+		return -EINVAL;
+	if (repl.size > max_table_bytes) {
+		pr_notice_ratelimited("table of %u bytes refused: max_table_bytes is %u\n",
+				      repl.size, max_table_bytes);
+		return -ENOMEM;
+	}
+	blob = kvmalloc(sizeof(repl) + repl.size, GFP_KERNEL_ACCOUNT);
+	if (!blob)
+		return -ENOMEM;
+	memcpy(blob, &repl, sizeof(repl));
+	if (copy_from_sockptr_offset(blob + sizeof(repl), arg, sizeof(repl),
+				     repl.size)) {
+		ret = -EFAULT;
+		goto out;
+	}
+
+	x.iov[1].iov_base = blob;
+	x.iov[1].iov_len = sizeof(repl) + repl.size;
+	/* The old counters come back: one per old entry, each >= 112 bytes. */
+	x.max_data = min_t(size_t, (size_t)repl.num_counters *
+			   sizeof(struct xt_counters), max_table_bytes);
+	ret = proxy(&x, true, IPT_SO_SET_REPLACE, len);
+	if (ret)
+		goto out;
+	if (x.data_len != (size_t)repl.num_counters * sizeof(struct xt_counters)) {
+		pr_err("helper returned %zu bytes of counters for %u entries\n",
+		       x.data_len, repl.num_counters);
+		ret = -EIO;
+		goto out;
+	}
+	/* As ip_tables: the new table is live, so this cannot fail. */
+	if (copy_to_user(repl.counters, x.data, x.data_len))
+		net_warn_ratelimited("iptables: counters copy to user failed while replacing table\n");
+out:
+	ebpf_exchange_free(&x);
+	kvfree(blob);
+	return ret;
+}
+
+static int add_counters(sockptr_t arg, unsigned int len)
+{
+	struct ebpf_exchange x = { };
+	struct xt_counters_info info;
+	void *blob;
+	int ret;
+
+	/* xt_copy_counters() */
+	if (len < sizeof(info))
+		return -EINVAL;
+	if (copy_from_sockptr(&info, arg, sizeof(info)))
+		return -EFAULT;
+	if ((u64)info.num_counters * sizeof(struct xt_counters) !=
+	    (u64)len - sizeof(info))
+		return -EINVAL;
+	if (len > max_table_bytes)
+		return -ENOMEM;
+	blob = kvmalloc(len, GFP_KERNEL_ACCOUNT);
+	if (!blob)
+		return -ENOMEM;
+	memcpy(blob, &info, sizeof(info));
+	if (copy_from_sockptr_offset(blob + sizeof(info), arg, sizeof(info),
+				     len - sizeof(info))) {
+		ret = -EFAULT;
+		goto out;
+	}
+	x.iov[1].iov_base = blob;
+	x.iov[1].iov_len = len;
+	ret = proxy(&x, true, IPT_SO_SET_ADD_COUNTERS, len);
+out:
+	ebpf_exchange_free(&x);
+	kvfree(blob);
+	return ret;
+}
+
+static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
+		    unsigned int len)
+{
+	int err = check_caller(sk, true);
+
+	if (err)
+		return err;
+	switch (optval) {
+	case IPT_SO_SET_REPLACE:
+		return replace_table(arg, len);
+	case IPT_SO_SET_ADD_COUNTERS:
+		return add_counters(arg, len);
+	default:
+		return -EINVAL;
+	}
+}
+
+/*
+ * A GET: @in_len bytes of the caller's buffer go to the helper, and the
+ * reply, exactly @out_len bytes, is copied to user + @out_off.
+ */
+static int get(int optval, void __user *user, unsigned int user_len,
+	       const void *in, size_t in_len, size_t out_off, size_t out_len)
+{
+	struct ebpf_exchange x = {
+		.iov[1] = { .iov_base = (void *)in, .iov_len = in_len },
+		.max_data = out_len,
+	};
+	int ret;
+
+	ret = proxy(&x, false, optval, user_len);
+	if (ret == 0 && x.data_len != out_len) {
+		pr_err("helper returned %zu bytes for a %zu-byte answer\n",
+		       x.data_len, out_len);
+		ret = -EIO;
+	}
+	if (ret == 0 && out_len && copy_to_user(user + out_off, x.data, out_len))
+		ret = -EFAULT;
+	ebpf_exchange_free(&x);
+	return ret;
+}
+
+static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
+{
+	union {
+		char name[XT_TABLE_MAXNAMELEN];
+		struct ipt_get_entries entries;
+		struct xt_get_revision rev;
+	} in;
+	bool rev = optval == IPT_SO_GET_REVISION_MATCH ||
+		   optval == IPT_SO_GET_REVISION_TARGET;
+	int err;
+
+	err = check_caller(sk, !rev);
+	if (err)
+		return err;
+
+	/* do_ipt_get_ctl(): the same checks, in the same order. */
+	switch (optval) {
+	case IPT_SO_GET_INFO:
+		if (*len != sizeof(struct ipt_getinfo))
+			return -EINVAL;
+		if (copy_from_user(in.name, user, sizeof(in.name)))
+			return -EFAULT;
+		return get(optval, user, *len, in.name, sizeof(in.name), 0,
+			   sizeof(struct ipt_getinfo));
+	case IPT_SO_GET_ENTRIES:
+		if (*len < sizeof(in.entries))
+			return -EINVAL;
+		if (copy_from_user(&in.entries, user, sizeof(in.entries)))
+			return -EFAULT;
+		if (*len != sizeof(in.entries) + in.entries.size)
+			return -EINVAL;
+		if (in.entries.size > max_table_bytes)
+			return -EAGAIN;	/* cannot be our table's size */
+		return get(optval, user, *len, &in.entries, sizeof(in.entries),
+			   sizeof(in.entries), in.entries.size);
+	case IPT_SO_GET_REVISION_MATCH:
+	case IPT_SO_GET_REVISION_TARGET:
+		if (*len != sizeof(in.rev))
+			return -EINVAL;
+		if (copy_from_user(&in.rev, user, sizeof(in.rev)))
+			return -EFAULT;
+		return get(optval, user, *len, &in.rev, sizeof(in.rev), 0, 0);
+	default:
+		return -EINVAL;
+	}
+}
+
+static struct nf_sockopt_ops ebpf_sockopts = {
+	.pf		= PF_INET,
+	.set_optmin	= IPT_BASE_CTL,
+	.set_optmax	= IPT_SO_SET_MAX + 1,
+	.set		= ebpf_set,
+	.get_optmin	= IPT_BASE_CTL,
+	.get_optmax	= IPT_SO_GET_MAX + 1,
+	.get		= ebpf_get,
+	.owner		= THIS_MODULE,
+};
+
+int ebpf_sockopt_register(void)
+{
+	int err = nf_register_sockopt(&ebpf_sockopts);
+
+	if (err == -EBUSY)
+		pr_err("the iptables sockopts are taken, most likely by ip_tables: unload it first (modprobe -r iptable_filter ip_tables) and keep it from auto-loading (see README, \"Coexistence\")\n");
+	else if (err)
+		pr_err("cannot register the iptables sockopts (%d)\n", err);
+	return err;
+}
+
+void ebpf_sockopt_unregister(void)
+{
+	nf_unregister_sockopt(&ebpf_sockopts);
+}

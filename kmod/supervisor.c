@@ -1,0 +1,398 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Supervision of the helper: exactly one instance, started synchronously
+ * (handshake before anyone is told it is ready), one request at a time,
+ * restarted on the next request after it died, throttled when it keeps
+ * dying, and killed when it stops answering.
+ *
+ * Locking: sup.lock serialises everything that touches the helper: starts,
+ * stops, requests and death handling.  The channel's sk_state_change
+ * callback only queues death_work, which takes the lock.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jiffies.h>
+#include <linux/ktime.h>
+#include <linux/mm.h>
+#include <linux/mutex.h>
+#include <linux/net.h>
+#include <linux/pid.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/workqueue.h>
+#include <net/sock.h>
+
+#include "channel.h"
+#include "ebpfilter.h"
+#include "umd_shim.h"
+
+/* A helper that dies this soon after its start counts as a quick death. */
+#define QUICK_DEATH_WINDOW	(10 * HZ)
+/* Quick deaths in a row before restarts are delayed, and the delay cap. */
+#define QUICK_DEATHS_ALLOWED	3
+#define THROTTLE_MAX		(60 * HZ)
+/* How long the helper gets to clean up on unload. */
+#define SHUTDOWN_TIMEOUT_MS	5000
+
+static struct {
+	struct mutex lock;
+	struct ebpf_umd umd;
+	pid_t pid;			/* of the running helper, for messages */
+	u32 next_id;
+	unsigned int starts;
+	unsigned long started_at;
+	unsigned int quick_deaths;
+	unsigned long throttle_until;
+	void *state;			/* last snapshot the helper handed over */
+	size_t state_len;
+	void (*orig_state_change)(struct sock *sk);
+	struct work_struct death_work;
+	char helper_version[32];
+	char mechanism[32];
+} sup = {
+	.lock = __MUTEX_INITIALIZER(sup.lock),
+	.umd.name = "ebpfilter-umh",
+};
+
+static void chan_state_change(struct sock *sk)
+{
+	void (*orig)(struct sock *sk) = READ_ONCE(sup.orig_state_change);
+
+	if (orig)
+		orig(sk);
+	/* The helper's end was closed: it exited (or is exiting). */
+	schedule_work(&sup.death_work);
+}
+
+static void watch_channel(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	WRITE_ONCE(sup.orig_state_change, sk->sk_state_change);
+	sk->sk_state_change = chan_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void unwatch_channel(struct socket *sock)
+{
+	struct sock *sk = sock->sk;
+
+	write_lock_bh(&sk->sk_callback_lock);
+	sk->sk_state_change = sup.orig_state_change;
+	write_unlock_bh(&sk->sk_callback_lock);
+}
+
+static void describe_exit(int code, char *buf, size_t len)
+{
+	if (code & 0x7f)
+		snprintf(buf, len, "killed by signal %d%s", code & 0x7f,
+			 code & 0x80 ? " (core dumped)" : "");
+	else
+		snprintf(buf, len, "exited with status %d", (code >> 8) & 0xff);
+}
+
+/*
+ * Stop the helper (killing it if it still runs) and account for its death.
+ * @why: NULL when it died by itself, else why we killed it.
+ */
+static void helper_gone_locked(const char *why)
+{
+	char how[48];
+	int code = 0, err;
+
+	if (!sup.umd.tgid && !sup.umd.chan)
+		return;
+	if (sup.umd.chan)
+		unwatch_channel(sup.umd.chan);
+	err = ebpf_umd_stop(&sup.umd, &code);
+	if (err) {
+		pr_err("helper (pid %d) could not be reaped (%d); will retry\n",
+		       sup.pid, err);
+		return;
+	}
+	describe_exit(code, how, sizeof(how));
+	if (why)
+		pr_err("helper (pid %d) %s; killed (%s)\n", sup.pid, why, how);
+	else
+		pr_err("helper (pid %d) died: %s\n", sup.pid, how);
+
+	if (time_before(jiffies, sup.started_at + QUICK_DEATH_WINDOW))
+		sup.quick_deaths++;
+	else
+		sup.quick_deaths = 0;
+	if (sup.quick_deaths >= QUICK_DEATHS_ALLOWED) {
+		unsigned long delay = min_t(unsigned long, THROTTLE_MAX,
+			HZ << min(sup.quick_deaths - QUICK_DEATHS_ALLOWED, 6u));
+
+		sup.throttle_until = jiffies + delay;
+		pr_warn("helper keeps dying (%u times within %u s of a start): restarts throttled for %u s\n",
+			sup.quick_deaths, QUICK_DEATH_WINDOW / HZ, (unsigned int)(delay / HZ));
+	}
+	sup.pid = 0;
+}
+
+static void death_workfn(struct work_struct *work)
+{
+	mutex_lock(&sup.lock);
+	/* A request may already have noticed and handled it. */
+	if (sup.umd.chan &&
+	    READ_ONCE(sup.umd.chan->sk->sk_shutdown) == SHUTDOWN_MASK)
+		helper_gone_locked(NULL);
+	mutex_unlock(&sup.lock);
+}
+
+/* One exchange with the running helper; transport failures stop it. */
+static int exchange_locked(struct ebpf_exchange *x)
+{
+	char why[64];
+	int err;
+
+	x->id = ++sup.next_id;
+	err = ebpf_channel_exchange(sup.umd.chan, x);
+	if (!err)
+		return 0;
+	switch (err) {
+	case -ETIMEDOUT:
+		snprintf(why, sizeof(why), "did not answer within %u ms",
+			 x->timeout_ms);
+		break;
+	case -ECONNRESET:
+	case -EPIPE:
+		helper_gone_locked(NULL);
+		return -ECONNRESET;
+	default:
+		snprintf(why, sizeof(why), "sent a malformed reply (%d)", err);
+		break;
+	}
+	helper_gone_locked(why);
+	return err;
+}
+
+static int handshake_locked(void)
+{
+	struct ebpf_hello hello = {
+		.proto_version = EBPF_PROTO_VERSION,
+		.features = sup.state ? EBPF_HELLO_RESTORE_FOLLOWS : 0,
+	};
+	struct ebpf_exchange x = {
+		.type = EBPF_MSG_HELLO,
+		.iov[0] = { .iov_base = &hello, .iov_len = sizeof(hello) },
+		.niov = 1,
+		.timeout_ms = handshake_timeout_ms,
+		.max_data = sizeof(struct ebpf_hello),
+	};
+	const struct ebpf_hello *h;
+	int err;
+
+	strscpy(hello.version, EBPFILTER_VERSION, sizeof(hello.version));
+	err = ebpf_channel_exchange(sup.umd.chan, &x);
+	if (err == -ETIMEDOUT) {
+		pr_err("helper handshake failed: no answer within %u ms\n",
+		       handshake_timeout_ms);
+		return err;
+	}
+	if (err == -ECONNRESET) {
+		pr_err("helper handshake failed: the helper exited\n");
+		return -ECHILD;
+	}
+	if (err) {
+		pr_err("helper handshake failed: malformed reply (%d)\n", err);
+		return -EPROTO;
+	}
+	err = -EPROTO;
+	if (x.status) {
+		pr_err("helper handshake failed: helper reports error %d\n",
+		       x.status);
+		err = x.status < 0 ? x.status : -EPROTO;
+	} else if (x.data_len != sizeof(*h)) {
+		pr_err("helper handshake failed: reply of %zu bytes\n",
+		       x.data_len);
+	} else if (((h = x.data))->proto_version != EBPF_PROTO_VERSION) {
+		pr_err("helper handshake failed: helper speaks protocol %u, module %u\n",
+		       h->proto_version, EBPF_PROTO_VERSION);
+	} else {
+		memcpy(sup.helper_version, h->version, sizeof(h->version));
+		sup.helper_version[sizeof(sup.helper_version) - 1] = '\0';
+		memcpy(sup.mechanism, h->mechanism, sizeof(h->mechanism));
+		sup.mechanism[sizeof(sup.mechanism) - 1] = '\0';
+		err = 0;
+	}
+	ebpf_exchange_free(&x);
+	return err;
+}
+
+/* Give a restarted helper the state its predecessor committed. */
+static int restore_locked(void)
+{
+	struct ebpf_exchange x = {
+		.type = EBPF_MSG_RESTORE,
+		.iov[0] = { .iov_base = sup.state, .iov_len = sup.state_len },
+		.niov = 1,
+		.timeout_ms = request_timeout_ms,
+	};
+	int err;
+
+	err = ebpf_channel_exchange(sup.umd.chan, &x);
+	if (!err && x.status)
+		err = x.status < 0 ? x.status : -EPROTO;
+	ebpf_exchange_free(&x);
+	if (err)
+		pr_err("restoring the tables into the new helper failed (%d)\n",
+		       err);
+	return err;
+}
+
+static const char *start_error_hint(int err)
+{
+	switch (err) {
+	case -ENOENT:
+		return ": exec of /proc/self/fd/2 failed; is /proc mounted?";
+	case -EBUSY:
+		return ": usermode helpers are disabled (suspend or shutdown)";
+	case -EBADF:
+		return ": unexpected fd table in the new task";
+	default:
+		return "";
+	}
+}
+
+static int start_locked(void)
+{
+	ktime_t t0 = ktime_get();
+	int err;
+
+	err = ebpf_umd_start(&sup.umd);
+	if (err) {
+		pr_err("cannot start the helper (%d)%s\n", err,
+		       start_error_hint(err));
+		sup.started_at = jiffies;
+		return err;
+	}
+	sup.pid = pid_nr(sup.umd.tgid);
+	sup.started_at = jiffies;
+	if (sup.starts++)
+		pr_info("helper restarted (pid %d, restart %u)\n", sup.pid,
+			sup.starts - 1);
+	else
+		pr_info("helper started (pid %d)\n", sup.pid);
+	watch_channel(sup.umd.chan);
+
+	err = handshake_locked();
+	if (!err && sup.state)
+		err = restore_locked();
+	if (err) {
+		unwatch_channel(sup.umd.chan);
+		helper_gone_locked("failed to start");
+		return err;
+	}
+	pr_info("helper ready (pid %d, helper %s, enforcement %s) after %lld ms\n",
+		sup.pid, sup.helper_version, sup.mechanism,
+		ktime_ms_delta(ktime_get(), t0));
+	return 0;
+}
+
+static int ensure_running_locked(void)
+{
+	if (sup.umd.chan && ebpf_umd_running(&sup.umd))
+		return 0;
+	if (sup.umd.tgid || sup.umd.chan)
+		helper_gone_locked(NULL);	/* died, not yet noticed */
+	if (sup.throttle_until && time_before(jiffies, sup.throttle_until)) {
+		pr_warn_ratelimited("helper restart throttled for %u more s; request refused\n",
+				    jiffies_to_msecs(sup.throttle_until - jiffies) / 1000 + 1);
+		return -EIO;
+	}
+	return start_locked() ? -EIO : 0;
+}
+
+/**
+ * ebpf_sup_call() - run one request against the helper
+ * @x: the request; on return its reply (free with ebpf_exchange_free())
+ *
+ * Starts the helper first if it is not running.  A state snapshot in the
+ * reply replaces the one kept for restarts.
+ *
+ * Return: 0 with @x->status the helper's answer, or a negative errno when
+ * no answer could be had (the helper is then stopped).
+ */
+int ebpf_sup_call(struct ebpf_exchange *x)
+{
+	int err;
+
+	x->data = x->state = NULL;
+	if (mutex_lock_killable(&sup.lock))
+		return -EINTR;
+	err = ensure_running_locked();
+	if (!err)
+		err = exchange_locked(x);
+	if (!err && x->state) {
+		kvfree(sup.state);
+		sup.state = x->state;
+		sup.state_len = x->state_len;
+		x->state = NULL;
+		x->state_len = 0;
+	}
+	mutex_unlock(&sup.lock);
+	return err;
+}
+
+int ebpf_sup_helper_pid(void)
+{
+	return READ_ONCE(sup.pid);
+}
+
+/**
+ * ebpf_sup_init() - load the embedded image and start the helper
+ *
+ * Return: 0 once the helper answered the handshake; else a negative errno
+ * with nothing left behind (no process, file or socket).
+ */
+int __init ebpf_sup_init(void)
+{
+	size_t len = ebpf_helper_image_end - ebpf_helper_image_start;
+	int err;
+
+	INIT_WORK(&sup.death_work, death_workfn);
+	err = ebpf_umd_load_blob(&sup.umd, ebpf_helper_image_start, len);
+	if (err) {
+		pr_err("cannot copy the helper image (%zu bytes): %d\n", len, err);
+		return err;
+	}
+	mutex_lock(&sup.lock);
+	err = start_locked();
+	mutex_unlock(&sup.lock);
+	if (err) {
+		cancel_work_sync(&sup.death_work);
+		ebpf_umd_unload_blob(&sup.umd);
+	}
+	return err;
+}
+
+/* Ask the helper to release what it built, then stop it and free all. */
+void ebpf_sup_exit(void)
+{
+	struct ebpf_exchange x = {
+		.type = EBPF_MSG_SHUTDOWN,
+		.timeout_ms = SHUTDOWN_TIMEOUT_MS,
+	};
+	int code;
+
+	mutex_lock(&sup.lock);
+	if (sup.umd.chan && ebpf_umd_running(&sup.umd)) {
+		x.id = ++sup.next_id;
+		if (ebpf_channel_exchange(sup.umd.chan, &x))
+			pr_warn("helper (pid %d) did not acknowledge shutdown\n",
+				sup.pid);
+		ebpf_exchange_free(&x);
+	}
+	if (sup.umd.chan)
+		unwatch_channel(sup.umd.chan);
+	if (ebpf_umd_stop(&sup.umd, &code))
+		pr_err("helper (pid %d) could not be reaped\n", sup.pid);
+	mutex_unlock(&sup.lock);
+	cancel_work_sync(&sup.death_work);
+	ebpf_umd_unload_blob(&sup.umd);
+	kvfree(sup.state);
+	sup.state = NULL;
+}

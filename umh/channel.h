@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/* Framed messages on the kernel channel (fd 0 in, fd 1 out). */
+#ifndef UMH_CHANNEL_H
+#define UMH_CHANNEL_H
+
+#include <ebpfilter/proto.h>
+
+#include "buf.h"
+
+#define CHANNEL_IN_FD	0
+#define CHANNEL_OUT_FD	1
+
+/*
+ * Read one request: header into @hdr, payload into @payload.
+ * Return: 1 on a message, 0 on orderly EOF (the module let go of us),
+ * -errno on a broken or malformed stream.
+ */
+int channel_read(struct ebpf_msg_hdr *hdr, struct buf *payload);
+
+/* Send the reply to @req: @status, @data (may be NULL when @len is 0),
+ * then @state_len bytes of state snapshot at @state (flags EBPF_F_STATE). */
+int channel_reply(const struct ebpf_msg_hdr *req, int status,
+		  const void *data, size_t len,
+		  const void *state, size_t state_len);
+
+#endif

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The iptables control ABI as the helper serves it: the stored tables and
+ * the sockopt handlers main.c dispatches to (implemented in ipt_*.c).
+ */
+#ifndef UMH_IPT_H
+#define UMH_IPT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "buf.h"
+
+/* Create the initial tables (filter: INPUT/FORWARD/OUTPUT, ACCEPT policies)
+ * and, unless a RESTORE request will bring the previous state,
+ * commit them to the enforcement backend.  0 or -errno. */
+int ipt_init(bool restore_follows);
+
+/**
+ * ipt_sockopt_get() - serve an IPT_SO_GET_* request
+ * @optname:  IPT_SO_GET_INFO, _ENTRIES, _REVISION_MATCH, _REVISION_TARGET
+ * @in:       the first @in_len bytes of the caller's buffer
+ * @user_len: the caller's *optlen (the size of its whole buffer)
+ * @out:      filled with the bytes to copy back (at most @user_len)
+ *
+ * Return: 0 or the negative errno ip_tables would return.
+ */
+int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
+		    size_t user_len, struct buf *out);
+
+/**
+ * ipt_sockopt_set() - serve an IPT_SO_SET_* request
+ * @in, @in_len: the caller's whole buffer (in_len == optlen)
+ * @out:     for IPT_SO_SET_REPLACE: the old table's counters,
+ *           struct xt_counters[num_counters]; else left empty
+ * @changed: set true when the committed state changed (a snapshot is due)
+ *
+ * Return: 0 or the negative errno ip_tables would return.  On error the
+ * previous state is untouched.
+ */
+int ipt_sockopt_set(unsigned int optname, const void *in, size_t in_len,
+		    struct buf *out, bool *changed);
+
+/* Serialize the committed tables and counters (opaque to the kernel). */
+int ipt_state_save(struct buf *out);
+/* Replace the tables with a snapshot from ipt_state_save(); 0 or -errno. */
+int ipt_state_restore(const void *data, size_t len);
+
+#endif

@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * ebpfilter-umh: the user-space half of ebpfilter.ko.
+ *
+ * The module starts this program from a private copy of the image embedded
+ * in the .ko, with the request channel on fds 0/1 (an AF_UNIX stream
+ * socket) and the "vault" socket pair on fds 3/4 (see enforce.c), and then
+ * talks to it with the protocol in include/ebpfilter/proto.h: a HELLO
+ * handshake first, then one request at a time.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <ebpfilter/proto.h>
+
+#include "buf.h"
+#include "channel.h"
+#include "enforce.h"
+#include "ipt.h"
+#include "log.h"
+
+#ifndef EBPFILTER_VERSION
+#define EBPFILTER_VERSION "0.1.0"
+#endif
+
+/* The parent of every usermode helper is kthreadd, pid 2. */
+#define KTHREADD_PID 2
+
+static bool fd_is_stream_unix(int fd)
+{
+	int v;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
+		return false;
+	l = sizeof(v);
+	return !getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == SOCK_STREAM;
+}
+
+/*
+ * A copy started by hand (it can only be extracted from the .ko, or read
+ * through /proc/PID/exe) must not pretend to be the module's helper: the
+ * module's helper is a child of kthreadd with the channel on fds 0 and 1.
+ */
+static bool started_by_module(void)
+{
+	return getppid() == KTHREADD_PID && fd_is_stream_unix(CHANNEL_IN_FD) &&
+	       fd_is_stream_unix(CHANNEL_OUT_FD);
+}
+
+static char mechanism[32];
+
+static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
+{
+	const struct ebpf_hello *k = (const void *)in->data;
+	struct ebpf_hello h;
+	int err;
+
+	if (in->len != sizeof(*k) || k->proto_version != EBPF_PROTO_VERSION) {
+		log_err("handshake: module speaks protocol %u, helper %u\n",
+			in->len == sizeof(*k) ? k->proto_version : 0,
+			EBPF_PROTO_VERSION);
+		channel_reply(hdr, -EPROTO, NULL, 0, NULL, 0);
+		return -EPROTO;
+	}
+
+	err = enforce_init(mechanism, sizeof(mechanism));
+	if (!err)
+		err = ipt_init(k->features & EBPF_HELLO_RESTORE_FOLLOWS);
+	if (err) {
+		log_err("initialisation failed: %s\n", strerror(-err));
+		channel_reply(hdr, err, NULL, 0, NULL, 0);
+		return err;
+	}
+
+	memset(&h, 0, sizeof(h));
+	h.proto_version = EBPF_PROTO_VERSION;
+#ifdef EBPF_TEST_BAD_HELLO
+	/* Test-only build knob: answer with a protocol nobody speaks. */
+	h.proto_version = 0xbad;
+#endif
+	h.features = EBPF_FEAT_IPT_FILTER | EBPF_FEAT_BPF_ENFORCE;
+	h.pid = getpid();
+	snprintf(h.version, sizeof(h.version), "%s", EBPFILTER_VERSION);
+	snprintf(h.mechanism, sizeof(h.mechanism), "%s", mechanism);
+	return channel_reply(hdr, 0, &h, sizeof(h), NULL, 0);
+}
+
+static struct buf reply, state;
+
+/* Answer one sockopt request; the state snapshot rides along on change. */
+static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
+{
+	const struct ebpf_sockopt *so = (const void *)in->data;
+	const void *data;
+	bool changed = false;
+	int status;
+
+	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so))
+		return channel_reply(hdr, -EINVAL, NULL, 0, NULL, 0);
+	data = in->data + sizeof(*so);
+	buf_reset(&reply);
+	buf_reset(&state);
+
+	if (hdr->type == EBPF_MSG_SOCKOPT_GET)
+		status = ipt_sockopt_get(so->optname, data, so->in_len,
+					 so->user_len, &reply);
+	else
+		status = ipt_sockopt_set(so->optname, data, so->in_len,
+					 &reply, &changed);
+	if (status) {
+		buf_reset(&reply);
+		return channel_reply(hdr, status, NULL, 0, NULL, 0);
+	}
+	if (changed && ipt_state_save(&state)) {
+		/*
+		 * The change is live but could not be snapshotted: a restart
+		 * would lose it.  Say so; the next change retries.
+		 */
+		log_warn("could not save a state snapshot\n");
+		return channel_reply(hdr, 0, reply.data, reply.len, NULL, 0);
+	}
+	return channel_reply(hdr, 0, reply.data, reply.len,
+			     changed ? state.data : NULL, state.len);
+}
+
+static int serve(void)
+{
+	struct ebpf_msg_hdr hdr;
+	struct buf in = { 0 };
+	bool greeted = false;
+	int r;
+
+	for (;;) {
+		r = channel_read(&hdr, &in);
+		if (r <= 0)
+			break;
+		if (!greeted && hdr.type != EBPF_MSG_HELLO) {
+			r = -EPROTO;
+			break;
+		}
+		switch (hdr.type) {
+		case EBPF_MSG_HELLO:
+			r = handle_hello(&hdr, &in);
+			if (r)
+				goto out;
+			greeted = true;
+			log_info("ready (protocol %d, mechanism %s)\n",
+				 EBPF_PROTO_VERSION, mechanism);
+			break;
+		case EBPF_MSG_SOCKOPT_GET:
+		case EBPF_MSG_SOCKOPT_SET:
+			r = handle_sockopt(&hdr, &in);
+			break;
+		case EBPF_MSG_RESTORE:
+			r = ipt_state_restore(in.data, in.len);
+			if (r)
+				log_err("restoring the previous state failed: %s\n",
+					strerror(-r));
+			r = channel_reply(&hdr, r, NULL, 0, NULL, 0);
+			break;
+		case EBPF_MSG_PING:
+			r = channel_reply(&hdr, 0, NULL, 0, NULL, 0);
+			break;
+		case EBPF_MSG_SHUTDOWN:
+			enforce_shutdown();
+			channel_reply(&hdr, 0, NULL, 0, NULL, 0);
+			r = 0;
+			goto out;
+		default:
+			r = channel_reply(&hdr, -EOPNOTSUPP, NULL, 0, NULL, 0);
+			break;
+		}
+		if (r < 0)
+			break;
+	}
+out:
+	buf_free(&in);
+	if (r < 0)
+		log_err("channel error: %s; exiting\n", strerror(-r));
+	return r < 0 ? 1 : 0;
+}
+
+int main(void)
+{
+	if (!started_by_module()) {
+		fprintf(stderr,
+			"ebpfilter-umh: this program is the helper of the ebpfilter kernel module\n"
+			"and runs only when the module starts it (modprobe ebpfilter); refusing to run.\n");
+		return 2;
+	}
+	prctl(PR_SET_NAME, "ebpfilter-umh");
+	/* fd 2 (the image) was closed at exec: keep it from being reused. */
+	if (fcntl(2, F_GETFD) < 0 && open("/dev/null", O_RDWR) != 2)
+		return 1;
+	signal(SIGPIPE, SIG_IGN);
+	log_open();
+	return serve();
+}
