@@ -45,7 +45,7 @@ module-for:
 		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }
 	@mkdir -p $(KMOD_BUILD)/$(KVER)/compat
 	@for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done
-	$(MAKE) -C /lib/modules/$(KVER)/build M=$(CURDIR)/$(KMOD_BUILD)/$(KVER) \
+	$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
 		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) modules
 	@echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
 

@@ -18,15 +18,7 @@
 #ifndef EBPFILTER_PROTO_H
 #define EBPFILTER_PROTO_H
 
-#ifdef __KERNEL__
 #include <linux/types.h>
-#else
-#include <stdint.h>
-typedef uint16_t __u16;
-typedef uint32_t __u32;
-typedef int32_t __s32;
-typedef uint64_t __u64;
-#endif
 
 #define EBPF_PROTO_MAGIC	0x46504245u	/* "EBPF" on little endian */
 #define EBPF_PROTO_VERSION	1

@@ -1,0 +1,89 @@
+# SPDX-License-Identifier: GPL-2.0
+# Helpers for guest tests of ebpfilter.ko; sourced by tests/guest/*.sh,
+# which run as root inside a QEMU guest (tests/vm/run-guest), never on the
+# build machine's own kernel.
+set -u
+
+KVER=$(uname -r)
+# The module under test: what `make` (and DKMS) built for this kernel.
+EBPF_KO=${EBPF_KO:-build/kmod/$KVER/ebpfilter.ko}
+# The same module carrying a helper built with EBPF_TEST_BAD_HELLO.
+EBPF_KO_BADHELLO=${EBPF_KO_BADHELLO:-build/kmod-badhello/$KVER/ebpfilter.ko}
+SOCKOPT_REQ=${SOCKOPT_REQ:-build/tests/sockopt-req}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+note() {
+	echo "--- $*"
+}
+
+# Install the module under test where modprobe finds it (the guest's root
+# is a throwaway overlay).
+ebpf_install() {
+	[ -f "$EBPF_KO" ] || fail "no module at $EBPF_KO (run make)"
+	mkdir -p "/lib/modules/$KVER/updates"
+	cp "$EBPF_KO" "/lib/modules/$KVER/updates/ebpfilter.ko"
+	depmod -a "$KVER" || fail "depmod"
+}
+
+helper_pids() {
+	pgrep -x ebpfilter-umh || true
+}
+
+helper_count() {
+	helper_pids | wc -l
+}
+
+# Files allocated system-wide: a leak of the image, channel or vault files
+# shows up here.
+files_allocated() {
+	cut -f1 /proc/sys/fs/file-nr
+}
+
+shmem_kb() {
+	awk '/^Shmem:/ { print $2 }' /proc/meminfo
+}
+
+# Mark the kernel log so a test can read only what it caused.
+dmesg_mark() {
+	DMESG_MARK="ebpfilter-test-mark-$$-$RANDOM"
+	echo "$DMESG_MARK" > /dev/kmsg
+}
+
+dmesg_since_mark() {
+	dmesg | sed -n "/$DMESG_MARK/,\$p" | sed 1d
+}
+
+# wait_for SECONDS COMMAND...: poll until COMMAND succeeds.
+wait_for() {
+	local limit=$(($1 * 10)) i=0
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -ge $limit ] && return 1
+		sleep 0.1
+	done
+}
+
+dmesg_has() {
+	dmesg_since_mark | grep -q -- "$1"
+}
+
+# One iptables control request (a revision query) through the module.
+request_ok() {
+	local out
+	out=$("$SOCKOPT_REQ" rev-match tcp) || return 1
+	[ "$out" = "ok 0" ]
+}
+
+# Nothing of ebpfilter may remain: module, helper, mounts, open files.
+assert_nothing_left() {
+	! grep -qw ebpfilter /proc/modules || fail "module still loaded"
+	[ "$(helper_count)" = 0 ] || fail "helper process left: $(helper_pids)"
+	! grep -q ebpfilter /proc/*/mountinfo 2>/dev/null || fail "mount left"
+	! ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q ebpfilter-umh ||
+		fail "an open file of the helper image is left"
+}

@@ -1,0 +1,20 @@
+#!/bin/bash
+# A helper that fails its handshake (built with EBPF_TEST_BAD_HELLO):
+# modprobe fails with the documented message and leaves nothing behind.
+. tests/guest/lib-ebpfilter.sh
+[ -f "$EBPF_KO_BADHELLO" ] || fail "no test module at $EBPF_KO_BADHELLO"
+files0=$(files_allocated)
+dmesg_mark
+if insmod "$EBPF_KO_BADHELLO" 2>/tmp/insmod.err; then
+	fail "module with a bad helper loaded"
+fi
+cat /tmp/insmod.err
+grep -q "Protocol error" /tmp/insmod.err || fail "insmod error is not EPROTO"
+dmesg_has "helper handshake failed: helper speaks protocol 2989, module 1" ||
+	fail "handshake failure not reported"
+dmesg_has "not loaded: the helper did not come up (-71)" || fail "no summary line"
+sleep 1
+assert_nothing_left
+files1=$(files_allocated)
+[ $((files1 - files0)) -le 4 ] || fail "files leaked: $files0 -> $files1"
+dmesg_since_mark | grep ebpfilter

@@ -1,0 +1,73 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sockopt-req: issue single iptables control requests and print the raw
+ * result, for tests that need a request without iptables' own logic.
+ *
+ *   sockopt-req rev-match NAME [REV]   IPT_SO_GET_REVISION_MATCH
+ *   sockopt-req rev-target NAME [REV]  IPT_SO_GET_REVISION_TARGET
+ *   sockopt-req info [TABLE]           IPT_SO_GET_INFO
+ *
+ * Prints "ok <return value>" or "err <errno name> <errno>" and exits 0
+ * when the request got an answer (either kind), 2 on usage errors.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <netinet/in.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+static int report(int ret)
+{
+	if (ret < 0) {
+		const char *name = strerrorname_np(errno);
+
+		printf("err %s %d\n", name ? name : "?", errno);
+	}
+	else
+		printf("ok %d\n", ret);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int fd;
+
+	if (argc < 2)
+		goto usage;
+	fd = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	if (fd < 0) {
+		perror("socket");
+		return 1;
+	}
+	if (!strcmp(argv[1], "rev-match") || !strcmp(argv[1], "rev-target")) {
+		struct xt_get_revision rev = { 0 };
+		socklen_t len = sizeof(rev);
+		int opt = argv[1][4] == 'm' ? IPT_SO_GET_REVISION_MATCH :
+					      IPT_SO_GET_REVISION_TARGET;
+
+		if (argc < 3)
+			goto usage;
+		snprintf(rev.name, sizeof(rev.name), "%s", argv[2]);
+		rev.revision = argc > 3 ? atoi(argv[3]) : 0;
+		return report(getsockopt(fd, SOL_IP, opt, &rev, &len));
+	}
+	if (!strcmp(argv[1], "info")) {
+		struct ipt_getinfo info = { 0 };
+		socklen_t len = sizeof(info);
+		int ret;
+
+		snprintf(info.name, sizeof(info.name), "%s",
+			 argc > 2 ? argv[2] : "filter");
+		ret = getsockopt(fd, SOL_IP, IPT_SO_GET_INFO, &info, &len);
+		if (!ret)
+			printf("info hooks=0x%x entries=%u size=%u\n",
+			       info.valid_hooks, info.num_entries, info.size);
+		return report(ret);
+	}
+usage:
+	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE]\n");
+	return 2;
+}
