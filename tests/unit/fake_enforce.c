@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fake_enforce.h"
+
+struct fake_enforce fake;
+
+void fake_reset(void)
+{
+	free(fake.entries);
+	free(fake.counts);
+	memset(&fake, 0, sizeof(fake));
+}
+
+void fake_count(unsigned int idx, uint64_t pkts, uint64_t bytes)
+{
+	if (idx >= fake.num_entries)
+		abort();
+	fake.counts[idx].pcnt += pkts;
+	fake.counts[idx].bcnt += bytes;
+}
+
+int enforce_init(char *mech, size_t mech_len)
+{
+	snprintf(mech, mech_len, "fake");
+	return 0;
+}
+
+int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
+{
+	unsigned char *copy;
+	struct xt_counters *counts;
+
+	if (fake.fail_commit) {
+		snprintf(err, err_len, "fake backend told to fail");
+		return fake.fail_commit;
+	}
+	copy = malloc(t->size ? t->size : 1);
+	counts = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counts));
+	if (!copy || !counts)
+		abort();
+	/* Reading all of it lets ASan catch a view that lies about sizes. */
+	memcpy(copy, t->entries, t->size);
+	free(fake.entries);
+	free(fake.counts);
+	fake.entries = copy;
+	fake.counts = counts;
+	fake.size = t->size;
+	fake.num_entries = t->num_entries;
+	fake.valid_hooks = t->valid_hooks;
+	memcpy(fake.hook_entry, t->hook_entry, sizeof(fake.hook_entry));
+	memcpy(fake.underflow, t->underflow, sizeof(fake.underflow));
+	snprintf(fake.name, sizeof(fake.name), "%s", t->name);
+	fake.commits++;
+	return 0;
+}
+
+int enforce_read_counters(struct xt_counters *c, unsigned int n)
+{
+	unsigned int i;
+
+	if (fake.fail_read)
+		return fake.fail_read;
+	/* The helper must ask for exactly the committed table's entries. */
+	if (n != fake.num_entries)
+		return -EINVAL;
+	for (i = 0; i < n; i++) {
+		c[i].pcnt += fake.counts[i].pcnt;
+		c[i].bcnt += fake.counts[i].bcnt;
+	}
+	return 0;
+}
+
+void enforce_shutdown(void)
+{
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A stand-in for the BPF enforcement backend (umh/enforce*.c) in host
+ * tests: it records what was committed, can be told to refuse, and
+ * counts "packets" per entry as the tests say.
+ */
+#ifndef TESTS_FAKE_ENFORCE_H
+#define TESTS_FAKE_ENFORCE_H
+
+#include <stdint.h>
+
+#include "enforce.h"
+
+struct fake_enforce {
+	int fail_commit;	/* enforce_commit() returns this if non-zero */
+	int fail_read;		/* enforce_read_counters() returns this */
+	unsigned int commits;	/* successful commits */
+	/* the last committed table, deep-copied */
+	unsigned char *entries;
+	size_t size;
+	unsigned int num_entries;
+	unsigned int valid_hooks;
+	unsigned int hook_entry[5], underflow[5];
+	char name[32];
+	/* counts since the last commit */
+	struct xt_counters *counts;
+};
+
+extern struct fake_enforce fake;
+
+void fake_reset(void);
+/* Count a packet of @bytes on entry @idx of the committed table. */
+void fake_count(unsigned int idx, uint64_t pkts, uint64_t bytes);
+
+#endif

@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipt_builder.h"
+
+static void *grow(struct tb *t, unsigned int n)
+{
+	void *p = buf_append_zero(&t->b, n);
+
+	if (!p) {
+		fprintf(stderr, "tb: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+void tb_init(struct tb *t)
+{
+	memset(t, 0, sizeof(*t));
+	memset(t->hook_entry, 0xff, sizeof(t->hook_entry));
+	memset(t->underflow, 0xff, sizeof(t->underflow));
+}
+
+void tb_free(struct tb *t)
+{
+	buf_free(&t->b);
+}
+
+unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip)
+{
+	struct ipt_entry *e;
+
+	t->cur = t->b.len;
+	e = grow(t, sizeof(*e));
+	if (ip)
+		e->ip = *ip;
+	e->target_offset = sizeof(*e);
+	return t->cur;
+}
+
+void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
+	      unsigned int len)
+{
+	struct xt_entry_match *m = grow(t, sizeof(*m) + XT_ALIGN(len));
+
+	m->u.user.match_size = sizeof(*m) + XT_ALIGN(len);
+	snprintf(m->u.user.name, sizeof(m->u.user.name), "%s", name);
+	m->u.user.revision = rev;
+	memcpy(m->data, data, len);
+	tb_entry_at(t, t->cur)->target_offset = t->b.len - t->cur;
+}
+
+static void end_entry(struct tb *t)
+{
+	tb_entry_at(t, t->cur)->next_offset = t->b.len - t->cur;
+	t->num_entries++;
+}
+
+void tb_target(struct tb *t, const char *name, uint8_t rev, const void *data,
+	       unsigned int len)
+{
+	struct xt_entry_target *tg = grow(t, sizeof(*tg) + XT_ALIGN(len));
+
+	tg->u.user.target_size = sizeof(*tg) + XT_ALIGN(len);
+	snprintf(tg->u.user.name, sizeof(tg->u.user.name), "%s", name);
+	tg->u.user.revision = rev;
+	memcpy(tg->data, data, len);
+	end_entry(t);
+}
+
+void tb_std(struct tb *t, int verdict)
+{
+	tb_target(t, XT_STANDARD_TARGET, 0, &verdict, sizeof(verdict));
+}
+
+void tb_jump(struct tb *t, const char *chain, bool is_goto)
+{
+	struct ipt_entry *e = tb_entry_at(t, t->cur);
+
+	if (is_goto)
+		e->ip.flags |= IPT_F_GOTO;
+	if (t->nfixup == TB_MAX_FIXUPS)
+		abort();
+	t->fixup[t->nfixup].verdict_at = t->cur + e->target_offset +
+		sizeof(struct xt_entry_target);
+	snprintf(t->fixup[t->nfixup].chain, sizeof(t->fixup[0].chain), "%s",
+		 chain);
+	t->nfixup++;
+	tb_std(t, 1);	/* resolved by tb_finish() */
+}
+
+void tb_error(struct tb *t, const char *errorname)
+{
+	char name[XT_FUNCTION_MAXNAMELEN] = { 0 };
+
+	snprintf(name, sizeof(name), "%s", errorname);
+	tb_target(t, XT_ERROR_TARGET, 0, name, sizeof(name));
+}
+
+void tb_hook(struct tb *t, unsigned int hook)
+{
+	t->hook_entry[hook] = t->b.len;
+}
+
+void tb_policy(struct tb *t, unsigned int hook, int verdict)
+{
+	if (t->hook_entry[hook] == 0xFFFFFFFF)
+		t->hook_entry[hook] = t->b.len;
+	t->underflow[hook] = t->b.len;
+	tb_begin(t, NULL);
+	tb_std(t, verdict);
+}
+
+void tb_chain(struct tb *t, const char *name)
+{
+	if (t->nchain == TB_MAX_CHAINS)
+		abort();
+	tb_begin(t, NULL);
+	tb_error(t, name);
+	snprintf(t->chain[t->nchain].name, sizeof(t->chain[0].name), "%s", name);
+	t->chain[t->nchain].first_rule = t->b.len;
+	t->nchain++;
+}
+
+void tb_chain_end(struct tb *t)
+{
+	tb_begin(t, NULL);
+	tb_std(t, XT_RETURN);
+}
+
+void tb_finish(struct tb *t)
+{
+	unsigned int i, j;
+
+	tb_begin(t, NULL);
+	tb_error(t, "ERROR");
+	for (i = 0; i < t->nfixup; i++) {
+		for (j = 0; j < t->nchain; j++)
+			if (!strcmp(t->chain[j].name, t->fixup[i].chain))
+				break;
+		if (j == t->nchain) {
+			fprintf(stderr, "tb: no chain %s\n", t->fixup[i].chain);
+			abort();
+		}
+		memcpy(t->b.data + t->fixup[i].verdict_at,
+		       &t->chain[j].first_rule, sizeof(int));
+	}
+}
+
+void tb_filter_initial(struct tb *t)
+{
+	tb_init(t);
+	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(t);
+}
+
+void tb_replace(struct tb *t, struct buf *out, const char *table,
+		unsigned int valid_hooks, unsigned int num_counters)
+{
+	struct ipt_replace r;
+
+	memset(&r, 0, sizeof(r));
+	snprintf(r.name, sizeof(r.name), "%s", table);
+	r.valid_hooks = valid_hooks;
+	r.num_entries = t->num_entries;
+	r.size = t->b.len;
+	memcpy(r.hook_entry, t->hook_entry, sizeof(r.hook_entry));
+	memcpy(r.underflow, t->underflow, sizeof(r.underflow));
+	r.num_counters = num_counters;
+	r.counters = (void *)0x1000;	/* a user pointer: never followed */
+	buf_reset(out);
+	if (buf_append(out, &r, sizeof(r)) || buf_append(out, t->b.data, t->b.len))
+		abort();
+}
+
+void tb_counters(struct buf *out, const char *table, unsigned int n,
+		 uint64_t pcnt, uint64_t bcnt)
+{
+	struct xt_counters_info info;
+	struct xt_counters c = { .pcnt = pcnt, .bcnt = bcnt };
+	unsigned int i;
+
+	memset(&info, 0, sizeof(info));
+	snprintf(info.name, sizeof(info.name), "%s", table);
+	info.num_counters = n;
+	buf_reset(out);
+	if (buf_append(out, &info, sizeof(info)))
+		abort();
+	for (i = 0; i < n; i++)
+		if (buf_append(out, &c, sizeof(c)))
+			abort();
+}

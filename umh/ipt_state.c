@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The state snapshot: what a restarted helper needs to serve and enforce
+ * the same tables with the same counters.  The kernel keeps the latest
+ * snapshot without looking inside and hands it back after a restart.
+ *
+ * Layout (host byte order, no padding; everything after the header
+ * repeats per table):
+ *
+ *   struct snap_header   magic, version, number of tables
+ *   struct snap_table    name, hooks, entry count, blob size
+ *   blob                 the entries, as GET_ENTRIES returns them
+ *   counters             struct xt_counters[num_entries]: base counters
+ *                        plus the enforcement counts at the time of saving
+ *
+ * On restore the snapshot is untrusted input like any SET_REPLACE: it
+ * goes through the same translate_table() checks before it is committed.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipt.h"
+#include "ipt_table.h"
+#include "log.h"
+
+#define SNAP_MAGIC	0x53545049u	/* "IPTS" on little endian */
+#define SNAP_VERSION	1
+
+struct snap_header {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t num_tables;
+	uint32_t reserved;
+};
+
+struct snap_table {
+	char name[XT_TABLE_MAXNAMELEN];
+	uint32_t valid_hooks;
+	uint32_t num_entries;
+	uint32_t size;
+	uint32_t hook_entry[NF_INET_NUMHOOKS];
+	uint32_t underflow[NF_INET_NUMHOOKS];
+	uint32_t reserved;
+};
+
+static const char *const served_tables[] = { "filter" };
+#define N_SERVED (sizeof(served_tables) / sizeof(served_tables[0]))
+
+static int save_table(const struct ipt_stored_table *t, struct buf *out)
+{
+	struct snap_table st;
+	struct xt_counters *c;
+	int err;
+
+	memset(&st, 0, sizeof(st));
+	strcpy(st.name, t->name);
+	st.valid_hooks = t->valid_hooks;
+	st.num_entries = t->blob.num_entries;
+	st.size = t->blob.size;
+	memcpy(st.hook_entry, t->blob.hook_entry, sizeof(st.hook_entry));
+	memcpy(st.underflow, t->blob.underflow, sizeof(st.underflow));
+	err = buf_append(out, &st, sizeof(st));
+	if (!err)
+		err = buf_append(out, t->blob.entries, t->blob.size);
+	if (err)
+		return err;
+	c = buf_append_zero(out, t->blob.num_entries * sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	/* The buffer may not be aligned for struct xt_counters. */
+	if (t->blob.num_entries) {
+		struct xt_counters *tmp = calloc(t->blob.num_entries,
+						 sizeof(*tmp));
+
+		if (!tmp)
+			return -ENOMEM;
+		err = ipt_table_read_counters(t, tmp);
+		if (!err)
+			memcpy(c, tmp, t->blob.num_entries * sizeof(*tmp));
+		free(tmp);
+	}
+	return err;
+}
+
+int ipt_state_save(struct buf *out)
+{
+	struct snap_header h = {
+		.magic = SNAP_MAGIC,
+		.version = SNAP_VERSION,
+	};
+	size_t hdr_at = out->len;
+	unsigned int i;
+	int err;
+
+	err = buf_append(out, &h, sizeof(h));
+	for (i = 0; !err && i < N_SERVED; i++) {
+		const struct ipt_stored_table *t = ipt_table_find(served_tables[i]);
+
+		if (!t)
+			continue;
+		err = save_table(t, out);
+		h.num_tables++;
+	}
+	if (err) {
+		out->len = hdr_at;
+		return err;
+	}
+	memcpy(out->data + hdr_at, &h, sizeof(h));
+	return 0;
+}
+
+/* Take @n bytes at *@pos of @len, or NULL when they are not there. */
+static const unsigned char *take(const unsigned char *data, size_t len,
+				 size_t *pos, size_t n)
+{
+	const unsigned char *p = data + *pos;
+
+	if (n > len - *pos)
+		return NULL;
+	*pos += n;
+	return p;
+}
+
+/* A table read from a snapshot and validated, not yet committed. */
+struct parsed_table {
+	struct ipt_stored_table *t;
+	struct ipt_blob blob;
+	struct xt_counters *base;
+};
+
+static void parsed_free(struct parsed_table *p)
+{
+	ipt_blob_free(&p->blob);
+	free(p->base);
+	p->base = NULL;
+}
+
+static int parse_table(const unsigned char *data, size_t len, size_t *pos,
+		       struct parsed_table *out)
+{
+	const unsigned char *blob, *counters;
+	struct ipt_replace repl;
+	struct snap_table st;
+	const void *p;
+	int err;
+
+	p = take(data, len, pos, sizeof(st));
+	if (!p)
+		return -EINVAL;
+	memcpy(&st, p, sizeof(st));
+	st.name[sizeof(st.name) - 1] = '\0';
+	out->t = ipt_table_find(st.name);
+	if (!out->t || st.valid_hooks != out->t->valid_hooks)
+		return -EINVAL;
+	blob = take(data, len, pos, st.size);
+	if (!blob ||
+	    st.num_entries > (len - *pos) / sizeof(struct xt_counters))
+		return -EINVAL;
+	counters = take(data, len, pos,
+			(size_t)st.num_entries * sizeof(struct xt_counters));
+
+	memset(&repl, 0, sizeof(repl));
+	strcpy(repl.name, st.name);
+	repl.valid_hooks = st.valid_hooks;
+	repl.num_entries = st.num_entries;
+	repl.size = st.size;
+	memcpy(repl.hook_entry, st.hook_entry, sizeof(repl.hook_entry));
+	memcpy(repl.underflow, st.underflow, sizeof(repl.underflow));
+	err = ipt_translate(&repl, blob, &out->blob);
+	if (err)
+		return err;
+	out->base = calloc(st.num_entries ? st.num_entries : 1,
+			   sizeof(*out->base));
+	if (!out->base) {
+		ipt_blob_free(&out->blob);
+		return -ENOMEM;
+	}
+	memcpy(out->base, counters, st.num_entries * sizeof(*out->base));
+	return 0;
+}
+
+int ipt_state_restore(const void *data, size_t len)
+{
+	struct parsed_table parsed[N_SERVED];
+	const unsigned char *d = data;
+	unsigned int i, n = 0;
+	struct snap_header h;
+	size_t pos = 0;
+	int err = -EINVAL;
+
+	memset(parsed, 0, sizeof(parsed));
+	if (len < sizeof(h))
+		goto out;
+	memcpy(&h, d, sizeof(h));
+	pos = sizeof(h);
+	if (h.magic != SNAP_MAGIC || h.version != SNAP_VERSION ||
+	    h.num_tables > N_SERVED)
+		goto out;
+	/* All of it must be valid before any of it is committed. */
+	for (err = 0; !err && n < h.num_tables; n++)
+		err = parse_table(d, len, &pos, &parsed[n]);
+	if (!err && pos != len)
+		err = -EINVAL;
+	for (i = 0; !err && i < n; i++)
+		err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
+				       parsed[i].base, NULL);
+out:
+	for (i = 0; i < n; i++)
+		parsed_free(&parsed[i]);
+	if (err) {
+		/*
+		 * Serve and enforce what we show: the initial tables rather
+		 * than whatever a previous helper left in force that we can
+		 * no longer describe.
+		 */
+		log_err("iptables: the saved state is unusable (%d); starting from the initial tables\n",
+			err);
+		ipt_table_commit_pending();
+		return err;
+	}
+	/* A snapshot with fewer tables leaves the others initial. */
+	return ipt_table_commit_pending();
+}

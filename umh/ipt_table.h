@@ -1,0 +1,136 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Inside the helper's ip_tables: a validated table ("blob") and the
+ * checks that produce one.  ipt.h is the outside (the sockopt handlers);
+ * this header ties together the files that implement it:
+ *
+ *   ipt_validate.c  translate_table(): the structural checks of SET_REPLACE
+ *   ipt_ext.c       the extensions we serve (sizes, checkentry, revisions)
+ *   ipt_table.c     the stored filter table and the sockopt handlers
+ *   ipt_state.c     the snapshot handed to the kernel for helper restarts
+ */
+#ifndef UMH_IPT_TABLE_H
+#define UMH_IPT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+
+/*
+ * x_tables.c: xt_alloc_table_info() refuses sizeof(struct xt_table_info)
+ * + size >= XT_MAX_TABLE_SIZE, xt_alloc_entry_offsets() more than
+ * XT_MAX_TABLE_SIZE / 4 entries; both with -ENOMEM.
+ */
+#define IPT_XT_MAX_TABLE_SIZE		(512u * 1024 * 1024)
+#define IPT_XT_TABLE_INFO_SIZE		72u	/* x86-64 sizeof(xt_table_info) */
+
+/* The smallest entry translate_table() accepts: header plus a target. */
+#define IPT_MIN_ENTRY_SIZE \
+	(sizeof(struct ipt_entry) + sizeof(struct xt_entry_target))
+
+/**
+ * struct ipt_blob - a table that passed translate_table()
+ * @entries:     our own copy of the entries, in the form GET_ENTRIES
+ *               returns them: comefrom as mark_source_chains() left it,
+ *               counters zero, extension names and padding zeroed where the
+ *               kernel does not copy them back (see ipt_ext_normalize())
+ * @size:        bytes in @entries
+ * @num_entries: number of entries
+ * @hook_entry, @underflow: per hook; 0xFFFFFFFF for hooks not in the table
+ * @stacksize:   number of ERROR entries (user chains + the tail), what
+ *               ip_tables sizes its jump stack with
+ */
+struct ipt_blob {
+	unsigned char *entries;
+	unsigned int size;
+	unsigned int num_entries;
+	unsigned int hook_entry[NF_INET_NUMHOOKS];
+	unsigned int underflow[NF_INET_NUMHOOKS];
+	unsigned int stacksize;
+};
+
+/*
+ * ipt_translate() - validate @repl and the @repl->size bytes at @entries
+ * exactly as ip_tables' translate_table() does, in the same order, so the
+ * first problem found gives the kernel's errno.  @entries is only read;
+ * on success @out holds a fresh copy (free with ipt_blob_free()).
+ * The table name and valid_hooks are not checked here (that is
+ * __do_replace()'s business, after translation).
+ */
+int ipt_translate(const struct ipt_replace *repl, const void *entries,
+		  struct ipt_blob *out);
+void ipt_blob_free(struct ipt_blob *b);
+
+/* Bounded comparison of an extension name field with @name. */
+bool ipt_ext_name_is(const char *field, const char *name);
+
+/*
+ * find_check_entry() for one entry, after mark_source_chains(): every
+ * match, then the target, are looked up (-EINVAL for an unterminated
+ * name, -ENOENT or -EPROTOTYPE like xt_find_match()) and checked like
+ * xt_check_match()/xt_check_target() (-EINVAL).  @hook_mask is the
+ * entry's comefrom.
+ */
+int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask);
+
+/*
+ * Rewrite the extension headers and payloads of @e the way
+ * copy_entries_to_user() presents them: the name NUL-padded, the
+ * payload's alignment padding zeroed.  @e passed ipt_ext_check_entry().
+ */
+void ipt_ext_normalize(struct ipt_entry *e);
+
+/*
+ * xt_find_revision() for the extensions we serve: the highest revision
+ * of @name, -EPROTONOSUPPORT when @name exists but not at @revision,
+ * -ENOENT when we do not serve @name at all.
+ */
+int ipt_ext_revision(const char *name, uint8_t revision, bool target);
+
+/**
+ * struct ipt_stored_table - a table as the helper serves it
+ * @name:        "filter"
+ * @valid_hooks: the hooks the table has (fixed, like xt_table.valid_hooks)
+ * @blob:        the committed rules
+ * @base:        per entry: counters the enforcement backend does not hold,
+ *               i.e. what ADD_COUNTERS added and what a restored snapshot
+ *               brought; the backend's own counts (since the last commit)
+ *               are added on every read
+ * @committed:   @blob is the one in force (false between ipt_init() with
+ *               a restore to follow and that restore)
+ */
+struct ipt_stored_table {
+	char name[XT_TABLE_MAXNAMELEN];
+	unsigned int valid_hooks;
+	struct ipt_blob blob;
+	struct xt_counters *base;
+	bool committed;
+};
+
+/* The table called @name (already NUL-terminated), or NULL. */
+struct ipt_stored_table *ipt_table_find(const char *name);
+
+/* @c[0..num_entries-1] = base + enforcement counters of @t.  0 or -errno. */
+int ipt_table_read_counters(const struct ipt_stored_table *t,
+			    struct xt_counters *c);
+
+/*
+ * ipt_table_commit() - put @nb in force in @t through enforce_commit()
+ * @base: the new table's base counters (num_entries of them), or NULL
+ *        for zeroes
+ * @old:  if not NULL, receives the old table's counters, read just
+ *        before the switch (the backend starts the new table at zero)
+ *
+ * On success @t owns @nb's entries; on failure nothing changed, @nb is
+ * still the caller's, and the errno is the backend's.
+ */
+int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
+		     const struct xt_counters *base, struct xt_counters *old);
+
+/* If the initial tables were built but never committed (a restore was
+ * announced), commit them now.  0 or -errno. */
+int ipt_table_commit_pending(void);
+
+#endif
