@@ -29,4 +29,8 @@ int ebpf_sup_helper_pid(void);
 int ebpf_sockopt_register(void);
 void ebpf_sockopt_unregister(void);
 
+/* procfs.c: /proc/net/ip_tables_names. */
+int ebpf_procfs_init(void);
+void ebpf_procfs_exit(void);
+
 #endif

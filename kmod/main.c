@@ -46,18 +46,26 @@ static int __init ebpfilter_init(void)
 		return err;
 	}
 	err = ebpf_sockopt_register();
-	if (err) {
-		ebpf_sup_exit();
-		pr_err("not loaded (%d)\n", err);
-		return err;
-	}
+	if (err)
+		goto stop_helper;
+	err = ebpf_procfs_init();
+	if (err)
+		goto unregister;
 	pr_info("loaded (module %s, blob-exec %s, helper pid %d)\n",
 		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid());
 	return 0;
+
+unregister:
+	ebpf_sockopt_unregister();
+stop_helper:
+	ebpf_sup_exit();
+	pr_err("not loaded (%d)\n", err);
+	return err;
 }
 
 static void __exit ebpfilter_exit(void)
 {
+	ebpf_procfs_exit();
 	ebpf_sockopt_unregister();
 	ebpf_sup_exit();
 	pr_info("unloaded\n");

@@ -62,7 +62,8 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   sock_create_kern sock_alloc_file sock_release \
 	   kernel_sendmsg kernel_recvmsg kernel_sock_shutdown \
 	   pid_task put_pid kill_pid __put_task_struct \
-	   nf_register_sockopt nf_unregister_sockopt ns_capable; do
+	   nf_register_sockopt nf_unregister_sockopt ns_capable \
+	   proc_create_net_single remove_proc_entry; do
 	exported "$sym" || missing="$missing $sym"
 done
 if [ -n "$missing" ]; then

@@ -27,6 +27,7 @@ ebpf_install() {
 	mkdir -p "/lib/modules/$KVER/updates"
 	cp "$EBPF_KO" "/lib/modules/$KVER/updates/ebpfilter.ko"
 	depmod -a "$KVER" || fail "depmod"
+	cp packaging/modprobe.d/ebpfilter.conf /etc/modprobe.d/ebpfilter.conf
 }
 
 helper_pids() {

@@ -16,5 +16,14 @@ sleep 0.5
 [ "$(helper_count)" = 0 ] || fail "helper left"
 modprobe -r ip_tables
 modprobe ebpfilter || fail "no load after ip_tables left"
+[ "$(cat /proc/net/ip_tables_names)" = filter ] || fail "no /proc/net/ip_tables_names"
+# The other way round: ip_tables is refused by packaging/modprobe.d before
+# it could warn about the duplicate /proc entry (the harness fails on WARN).
+if modprobe ip_tables 2>/tmp/err; then
+	fail "ip_tables loaded beside ebpfilter"
+fi
+cat /tmp/err
+grep -q "ebpfilter is loaded" /tmp/err || fail "no explanation from modprobe"
+request_ok || fail "ebpfilter disturbed"
 modprobe -r ebpfilter
 assert_nothing_left
