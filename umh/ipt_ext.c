@@ -201,6 +201,10 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
 		pos += m->u.match_size;
 	}
 
+	/*
+	 * Every match passed its size check, so each is a multiple of 8
+	 * long and the target is aligned (see any_target in ipt_validate.c).
+	 */
 	t = (const void *)(base + e->target_offset);
 	err = find_ext(t->u.user.name, t->u.user.revision, true, &x);
 	if (err)

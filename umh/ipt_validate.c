@@ -16,13 +16,25 @@
 
 #include "ipt_table.h"
 
+/*
+ * Entries and matches are known to be 8-aligned before they are read
+ * (both are checked), but nothing in translate_table() requires
+ * target_offset to be a multiple of 8: a blob whose last match has an odd
+ * size puts the target anywhere, and the structural checks read it before
+ * the match's size check refuses the entry.  The kernel reads it where it
+ * is; so do we, through types that make no alignment promise.
+ */
+typedef struct xt_entry_target any_target __attribute__((aligned(1)));
+typedef struct xt_standard_target any_standard_target __attribute__((aligned(1)));
+typedef struct xt_error_target any_error_target __attribute__((aligned(1)));
+
 static const struct ipt_entry *entry_at(const unsigned char *base,
 					unsigned int off)
 {
 	return (const struct ipt_entry *)(base + off);
 }
 
-static const struct xt_entry_target *target_of(const struct ipt_entry *e)
+static const any_target *target_of(const struct ipt_entry *e)
 {
 	return (const void *)((const unsigned char *)e + e->target_offset);
 }
@@ -94,7 +106,7 @@ static int check_entry_offsets(const struct ipt_entry *e)
 {
 	unsigned int target_offset = e->target_offset;
 	unsigned int next_offset = e->next_offset;
-	const struct xt_entry_target *t;
+	const any_target *t;
 
 	if (target_offset < sizeof(struct ipt_entry))
 		return -EINVAL;
@@ -107,7 +119,7 @@ static int check_entry_offsets(const struct ipt_entry *e)
 		return -EINVAL;
 
 	if (ipt_ext_name_is(t->u.user.name, XT_STANDARD_TARGET)) {
-		const struct xt_standard_target *st = (const void *)t;
+		const any_standard_target *st = (const void *)t;
 
 		/* Also guarantees that the verdict lies inside the entry. */
 		if (XT_ALIGN(target_offset + sizeof(*st)) != next_offset)
@@ -115,7 +127,7 @@ static int check_entry_offsets(const struct ipt_entry *e)
 		if (!verdict_ok(st->verdict))
 			return -EINVAL;
 	} else if (ipt_ext_name_is(t->u.user.name, XT_ERROR_TARGET)) {
-		const struct xt_error_target *et = (const void *)t;
+		const any_error_target *et = (const void *)t;
 
 		/* error_tg_ok(): exact size, NUL-terminated chain name */
 		if (t->u.target_size != sizeof(*et) ||
@@ -129,7 +141,7 @@ static int check_entry_offsets(const struct ipt_entry *e)
 /* check_underflow(): a policy is an unconditional ACCEPT or DROP. */
 static bool underflow_ok(const struct ipt_entry *e)
 {
-	const struct xt_entry_target *t;
+	const any_target *t;
 	unsigned int verdict;
 
 	if (!unconditional(e))
@@ -137,7 +149,7 @@ static bool underflow_ok(const struct ipt_entry *e)
 	t = target_of(e);
 	if (!ipt_ext_name_is(t->u.user.name, XT_STANDARD_TARGET))
 		return false;
-	verdict = ((const struct xt_standard_target *)t)->verdict;
+	verdict = ((const any_standard_target *)t)->verdict;
 	verdict = -verdict - 1;
 	return verdict == NF_DROP || verdict == NF_ACCEPT;
 }
@@ -255,11 +267,11 @@ static bool mark_source_chains(unsigned char *base, const struct ipt_blob *b,
 		e->counters.pcnt = pos;
 
 		for (;;) {
-			const struct xt_entry_target *t = target_of(e);
+			const any_target *t = target_of(e);
 			bool standard = ipt_ext_name_is(t->u.user.name,
 							XT_STANDARD_TARGET);
 			int verdict = standard ?
-				((const struct xt_standard_target *)t)->verdict : 0;
+				((const any_standard_target *)t)->verdict : 0;
 			unsigned int visited = e->comefrom & (1u << hook);
 
 			if (e->comefrom & on_path)

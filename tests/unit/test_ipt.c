@@ -712,6 +712,43 @@ static void test_match_tiling(void)
 	EXPECT_REPLACE(&t, -EINVAL);
 	tb_free(&t);
 #undef FRESH
+
+	/*
+	 * A match of 36 bytes puts the target at offset 148: nothing in
+	 * translate_table() requires an aligned target, the structural
+	 * checks and mark_source_chains() read it (a fuzzer finding: they
+	 * must do so without assuming alignment), and the match's own
+	 * lookup or size check is what refuses the entry.
+	 */
+	{
+		const char *names[] = { "tcp", "nosuch" };
+		const int want[] = { -EINVAL, -ENOENT };
+		unsigned int i;
+
+		for (i = 0; i < 2; i++) {
+			unsigned int at;
+
+			tb_init(&t);
+			tb_hook(&t, NF_INET_LOCAL_IN);
+			at = tb_begin(&t, &ip_tcp);
+			buf_append_zero(&t.b, 80);
+			m = (void *)(t.b.data + at + 112);
+			m->u.match_size = 36;
+			strcpy(m->u.user.name, names[i]);
+			/* target_size 40, name "" (the standard target) */
+			memcpy(t.b.data + at + 148, &(uint16_t){ 40 }, 2);
+			memcpy(t.b.data + at + 180, &(int){ V_ACCEPT }, 4);
+			tb_entry_at(&t, at)->target_offset = 148;
+			tb_entry_at(&t, at)->next_offset = 192;
+			t.num_entries++;
+			tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+			tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+			tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+			tb_finish(&t);
+			EXPECT_REPLACE(&t, want[i]);
+			tb_free(&t);
+		}
+	}
 }
 
 static void test_hooks_and_underflows(void)
