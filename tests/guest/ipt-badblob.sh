@@ -1,0 +1,40 @@
+#!/bin/bash
+# Malformed-blob test: tests/guest/ipt-badblob.c sends crafted SET_REPLACE,
+# ADD_COUNTERS, GET_INFO/GET_ENTRIES and revision requests to ip_tables and
+# then to ebpfilter: every answer (errno), every "table still intact" and
+# the GET_ENTRIES bytes of the tables it installs must be identical; no
+# request may change the table when it fails.  The harness checks dmesg
+# for WARN/BUG.
+. tests/guest/ipt-lib.sh
+
+bin=$IPT_BADBLOB
+if [ ! -x "$bin" ]; then
+	# not built on the host (make -C tests/unit guest-tools): build here
+	bin=$IPT_OUT/ipt-badblob
+	gcc -static -O2 -Itests/unit -Iumh -o "$bin" tests/guest/ipt-badblob.c \
+		tests/unit/ipt_builder.c umh/buf.c || fail "cannot build ipt-badblob"
+fi
+
+run_badblob() {
+	"$bin" >"$IPT_OUT/badblob.$1" && return
+	cat "$IPT_OUT/badblob.$1"
+	fail "ipt-badblob failed on $1"
+}
+
+use_ip_tables
+run_badblob ip_tables
+leave_ip_tables
+use_ebpfilter
+run_badblob ebpfilter
+modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+
+echo "--- answers of ip_tables (the reference)"
+cat "$IPT_OUT/badblob.ip_tables"
+cases=$(grep -c '' "$IPT_OUT/badblob.ip_tables")
+if ! diff -u "$IPT_OUT/badblob.ip_tables" "$IPT_OUT/badblob.ebpfilter"; then
+	fail "ebpfilter answers differently (diff above)"
+fi
+if grep -q CHANGED "$IPT_OUT/badblob.ebpfilter"; then
+	fail "a failed request changed the table"
+fi
+echo "PASS ipt-badblob: $cases answers identical"

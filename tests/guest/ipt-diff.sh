@@ -1,0 +1,46 @@
+#!/bin/bash
+# Differential test: the iptables-legacy sessions in tests/ipt/sessions/
+# run once against the kernel's ip_tables and once against ebpfilter, in
+# this guest; transcripts (commands, outputs, exit codes) must be
+# identical.  Ends with "N passed, N failed" over the sessions.
+. tests/guest/ipt-lib.sh
+
+sessions=(tests/ipt/sessions/*.cmds)
+tests/ipt/gen-ruleset 1000 >"$IPT_OUT/big-1000.rules" || fail "gen-ruleset"
+tests/ipt/gen-ruleset 10000 >"$IPT_OUT/big-10000.rules" || fail "gen-ruleset"
+export IPT_OUT
+
+run_all() {
+	local backend=$1 s name
+	for s in "${sessions[@]}"; do
+		name=$(basename "$s" .cmds)
+		ipt_reset || fail "reset before $name on $backend"
+		SECONDS=0
+		run_session "$s" >"$IPT_OUT/$name.$backend"
+		note "$name on $backend: ${SECONDS}s"
+	done
+}
+
+use_ip_tables
+run_all ip_tables
+leave_ip_tables
+use_ebpfilter
+run_all ebpfilter
+
+passed=0 failed=0
+for s in "${sessions[@]}"; do
+	name=$(basename "$s" .cmds)
+	if diff -u "$IPT_OUT/$name.ip_tables" "$IPT_OUT/$name.ebpfilter" \
+		>"$IPT_OUT/$name.diff"; then
+		passed=$((passed + 1))
+		echo "PASS ipt-diff/$name ($(grep -c '^\$ ' "$IPT_OUT/$name.ip_tables") commands)"
+	else
+		failed=$((failed + 1))
+		echo "FAIL ipt-diff/$name"
+		head -n 60 "$IPT_OUT/$name.diff"
+	fi
+done
+ipt_reset
+modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+echo "$passed passed, $failed failed"
+[ $failed = 0 ]
