@@ -1,0 +1,97 @@
+# SPDX-License-Identifier: GPL-2.0
+# Small helpers for guest test scripts (run as root inside a run-guest VM,
+# cwd = repo root).  Source it:   . tests/vm/lib.sh
+#
+#   kver                      print the running kernel's version
+#   in_guest                  true inside a run-guest VM (RUN_GUEST=1)
+#   require_guest             fail unless in a run-guest VM (never touch the host kernel)
+#   fail MSG...               print "FAIL: MSG" to stderr, exit 1
+#   skip MSG...               print "SKIP: MSG", exit 0
+#   note MSG...               print "--- MSG"
+#   assert_eq WANT GOT [WHAT] fail unless the two strings are equal
+#   assert_ok CMD...          fail unless CMD succeeds
+#   assert_fail CMD...        fail unless CMD fails
+#   load_module KO [PARAMS]   copy KO to /lib/modules/$(uname -r)/updates/,
+#                             depmod, modprobe it (with PARAMS); the guest's
+#                             root is a throwaway overlay, the host is untouched.
+#                             depmod in the guest is SLOW (40 s on 6.1, minutes
+#                             on 6.12): pass the module to run-guest with
+#                             --module KO instead, which installs it and runs
+#                             depmod on the host; load_module then finds the
+#                             identical file in updates/ and only modprobes.
+#   dmesg_mark                write a unique mark line to /dev/kmsg
+#   dmesg_since_mark          print kernel log lines after the last mark
+#   wait_for SECS CMD...      poll CMD every 0.1 s until it succeeds (1 on timeout)
+#
+# Exit codes seen by the test runner: 0 pass, 1 fail (fail/assert_*), any
+# other nonzero = whatever the script returned; run-guest adds 123 (kernel
+# warnings in strict mode), 124 (timeout), 125 (guest died).
+
+kver() { uname -r; }
+
+in_guest() { [ "${RUN_GUEST:-}" = 1 ]; }
+
+require_guest() {
+	in_guest || fail "must run inside a run-guest VM (tests/vm/run-guest -- $0)"
+}
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 0
+}
+
+note() { echo "--- $*"; }
+
+assert_eq() {
+	[ "$1" = "$2" ] || fail "${3:-value}: expected '$1', got '$2'"
+}
+
+assert_ok() {
+	"$@" || fail "command failed (exit $?): $*"
+}
+
+assert_fail() {
+	! "$@" || fail "command unexpectedly succeeded: $*"
+}
+
+load_module() {
+	local ko=$1 name dir
+	shift
+	require_guest
+	[ -f "$ko" ] || fail "load_module: no file $ko"
+	name=$(basename "$ko")
+	name=${name%%.ko*}
+	dir=/lib/modules/$(uname -r)/updates
+	if ! cmp -s "$ko" "$dir/$(basename "$ko")"; then
+		echo "load_module: $ko not installed by run-guest --module; running depmod in the guest (slow)" >&2
+		mkdir -p "$dir" || fail "load_module: mkdir $dir"
+		cp "$ko" "$dir/" || fail "load_module: cp $ko"
+		depmod -a || fail "load_module: depmod"
+	fi
+	modprobe "$name" "$@" || fail "load_module: modprobe $name $*"
+}
+
+dmesg_mark() {
+	DMESG_MARK="run-guest-mark-$$-$RANDOM-$RANDOM"
+	echo "$DMESG_MARK" >/dev/kmsg
+}
+
+dmesg_since_mark() {
+	[ -n "${DMESG_MARK:-}" ] || fail "dmesg_since_mark without dmesg_mark"
+	dmesg | sed -n "/$DMESG_MARK/,\$p" | sed 1d
+}
+
+wait_for() {
+	local limit=$(($1 * 10)) i=0
+	shift
+	until "$@"; do
+		i=$((i + 1))
+		[ $i -ge $limit ] && return 1
+		sleep 0.1
+	done
+}
