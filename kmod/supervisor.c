@@ -28,8 +28,10 @@
 
 /* A helper that dies this soon after its start counts as a quick death. */
 #define QUICK_DEATH_WINDOW	(10 * HZ)
-/* Quick deaths in a row before restarts are delayed, and the delay cap. */
+/* Quick deaths in a row before restarts are delayed; the first delay,
+ * doubled with every further quick death, and its cap. */
 #define QUICK_DEATHS_ALLOWED	3
+#define THROTTLE_FIRST		(5 * HZ)
 #define THROTTLE_MAX		(60 * HZ)
 /* How long the helper gets to clean up on unload. */
 #define SHUTDOWN_TIMEOUT_MS	5000
@@ -123,7 +125,7 @@ static void helper_gone_locked(const char *why)
 		sup.quick_deaths = 0;
 	if (sup.quick_deaths >= QUICK_DEATHS_ALLOWED) {
 		unsigned long delay = min_t(unsigned long, THROTTLE_MAX,
-			HZ << min(sup.quick_deaths - QUICK_DEATHS_ALLOWED, 6u));
+			THROTTLE_FIRST << min(sup.quick_deaths - QUICK_DEATHS_ALLOWED, 4u));
 
 		sup.throttle_until = jiffies + delay;
 		pr_warn("helper keeps dying (%u times within %u s of a start): restarts throttled for %u s\n",

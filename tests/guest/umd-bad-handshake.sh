@@ -3,7 +3,7 @@
 # modprobe fails with the documented message and leaves nothing behind.
 . tests/guest/lib-ebpfilter.sh
 [ -f "$EBPF_KO_BADHELLO" ] || fail "no test module at $EBPF_KO_BADHELLO"
-files0=$(files_allocated)
+socks0=$(unix_sockets)
 dmesg_mark
 if insmod "$EBPF_KO_BADHELLO" 2>/tmp/insmod.err; then
 	fail "module with a bad helper loaded"
@@ -15,6 +15,6 @@ dmesg_has "helper handshake failed: helper speaks protocol 2989, module 1" ||
 dmesg_has "not loaded: the helper did not come up (-71)" || fail "no summary line"
 sleep 1
 assert_nothing_left
-files1=$(files_allocated)
-[ $((files1 - files0)) -le 4 ] || fail "files leaked: $files0 -> $files1"
+socks1=$(unix_sockets)
+[ $((socks1 - socks0)) -le 2 ] || fail "sockets leaked: $socks0 -> $socks1"
 dmesg_since_mark | grep ebpfilter
