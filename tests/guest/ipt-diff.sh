@@ -5,7 +5,8 @@
 # identical.  Ends with "N passed, N failed" over the sessions.
 . tests/guest/ipt-lib.sh
 
-sessions=(tests/ipt/sessions/*.cmds)
+# IPT_SESSIONS="a.cmds b.cmds" runs only those (debugging)
+sessions=(${IPT_SESSIONS:-tests/ipt/sessions/*.cmds})
 tests/ipt/gen-ruleset 1000 >"$IPT_OUT/big-1000.rules" || fail "gen-ruleset"
 tests/ipt/gen-ruleset 10000 >"$IPT_OUT/big-10000.rules" || fail "gen-ruleset"
 export IPT_OUT
