@@ -16,7 +16,7 @@
 
 static int ip_tables_names_show(struct seq_file *m, void *v)
 {
-	seq_printf(m, "filter\n");
+	seq_puts(m, "filter\n");
 	return 0;
 }
 

@@ -83,11 +83,15 @@ static int replace_table(sockptr_t arg, unsigned int len)
 	int ret;
 
 	/* do_replace(): header first, then exactly repl.size bytes. */
+	if (len < sizeof(repl))
+		return -EINVAL;
 	if (copy_from_sockptr(&repl, arg, sizeof(repl)))
 		return -EFAULT;
 	if (repl.num_counters >= INT_MAX / sizeof(struct xt_counters))
 		return -ENOMEM;
 	if (repl.num_counters == 0)
+		return -EINVAL;
+	if ((u64)len < (u64)repl.size + sizeof(repl))
 		return -EINVAL;
 	if (repl.size > max_table_bytes) {
 		pr_notice_ratelimited("table of %u bytes refused: max_table_bytes is %u\n",

@@ -28,8 +28,10 @@
 
 /* A helper that dies this soon after its start counts as a quick death. */
 #define QUICK_DEATH_WINDOW	(10 * HZ)
-/* Quick deaths in a row before restarts are delayed; the first delay,
- * doubled with every further quick death, and its cap. */
+/*
+ * Quick deaths in a row before restarts are delayed; the first delay,
+ * doubled with every further quick death, and its cap.
+ */
 #define QUICK_DEATHS_ALLOWED	3
 #define THROTTLE_FIRST		(5 * HZ)
 #define THROTTLE_MAX		(60 * HZ)
@@ -210,10 +212,13 @@ static int handshake_locked(void)
 	} else if (x.data_len != sizeof(*h)) {
 		pr_err("helper handshake failed: reply of %zu bytes\n",
 		       x.data_len);
-	} else if (((h = x.data))->proto_version != EBPF_PROTO_VERSION) {
+	} else if (((const struct ebpf_hello *)x.data)->proto_version !=
+		   EBPF_PROTO_VERSION) {
+		h = x.data;
 		pr_err("helper handshake failed: helper speaks protocol %u, module %u\n",
 		       h->proto_version, EBPF_PROTO_VERSION);
 	} else {
+		h = x.data;
 		memcpy(sup.helper_version, h->version, sizeof(h->version));
 		sup.helper_version[sizeof(sup.helper_version) - 1] = '\0';
 		memcpy(sup.mechanism, h->mechanism, sizeof(h->mechanism));

@@ -131,8 +131,10 @@ put_image:
 	return err;
 }
 
-/* Release the image and the vault; with the vault go the BPF objects the
- * helper parked there.  The helper must be stopped first. */
+/*
+ * Release the image and the vault; with the vault go the BPF objects the
+ * helper parked there.  The helper must be stopped first.
+ */
 void ebpf_umd_unload_blob(struct ebpf_umd *umd)
 {
 	if (umd->vault[0])
@@ -211,10 +213,10 @@ static bool umd_task_alive(struct ebpf_umd *umd)
 static bool umd_wait_reaped(struct ebpf_umd *umd, unsigned int ms)
 {
 	while (umd_task_alive(umd)) {
-		if (ms < 10)
+		if (ms < 20)
 			return false;
-		msleep(10);
-		ms -= 10;
+		msleep(20);
+		ms -= 20;
 	}
 	return true;
 }
@@ -228,8 +230,9 @@ static bool umd_wait_reaped(struct ebpf_umd *umd, unsigned int ms)
  */
 int ebpf_umd_start(struct ebpf_umd *umd)
 {
-	static char *argv[] = { "ebpfilter-umh", NULL };
-	static char *envp[] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
+	/* Read before call_usermodehelper_exec(UMH_WAIT_EXEC) returns. */
+	char *argv[2] = { "ebpfilter-umh", NULL };
+	char *envp[2] = { "PATH=/sbin:/bin:/usr/sbin:/usr/bin", NULL };
 	struct subprocess_info *info;
 	struct socket *mine, *theirs;
 	struct umd_start st = { .umd = umd };
