@@ -1,36 +1,59 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * /proc/net/ip_tables_names in the initial network namespace, as ip_tables
- * provides it.  libxtables checks for this file to decide whether
- * ip_tables is "loaded"; without it every iptables-legacy command would
- * run `modprobe ip_tables`, which fails (EBUSY, we hold its sockopts) with
- * an error on the terminal.  It lists the tables the helper serves.
+ * /proc/net/ip_tables_names, as ip_tables provides it, in every network
+ * namespace.  libxtables checks for this file to decide whether ip_tables
+ * is "loaded" (without it every iptables-legacy command would run
+ * `modprobe ip_tables`, which is refused while we hold its sockopts), and
+ * iptables-legacy-save reads it to know which tables to dump.
+ *
+ * It lists the tables a namespace has: "filter" in the initial namespace,
+ * nothing elsewhere (requests from other namespaces are refused, see
+ * sockopt.c), exactly as ip_tables shows a namespace without tables.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>
+#include <linux/seq_file_net.h>
 #include <net/net_namespace.h>
 
 #include "ebpfilter.h"
 
 static int ip_tables_names_show(struct seq_file *m, void *v)
 {
-	seq_puts(m, "filter\n");
+	if (net_eq(seq_file_single_net(m), &init_net))
+		seq_puts(m, "filter\n");
 	return 0;
 }
 
+static int __net_init procfs_net_init(struct net *net)
+{
+	if (!proc_create_net_single("ip_tables_names", 0440, net->proc_net,
+				    ip_tables_names_show, NULL))
+		return -ENOMEM;
+	return 0;
+}
+
+static void __net_exit procfs_net_exit(struct net *net)
+{
+	remove_proc_entry("ip_tables_names", net->proc_net);
+}
+
+static struct pernet_operations procfs_net_ops = {
+	.init = procfs_net_init,
+	.exit = procfs_net_exit,
+};
+
 int ebpf_procfs_init(void)
 {
-	if (!proc_create_net_single("ip_tables_names", 0440, init_net.proc_net,
-				    ip_tables_names_show, NULL)) {
-		pr_err("cannot create /proc/net/ip_tables_names\n");
-		return -ENOMEM;
-	}
-	return 0;
+	int err = register_pernet_subsys(&procfs_net_ops);
+
+	if (err)
+		pr_err("cannot create /proc/net/ip_tables_names (%d)\n", err);
+	return err;
 }
 
 void ebpf_procfs_exit(void)
 {
-	remove_proc_entry("ip_tables_names", init_net.proc_net);
+	unregister_pernet_subsys(&procfs_net_ops);
 }

@@ -10,9 +10,12 @@ before=$($IPT -S)
 dmesg_mark
 
 note "unshare -n (root, new network namespace)"
+[ -z "$(unshare -n cat /proc/net/ip_tables_names)" ] || fail "other netns lists tables"
+[ -z "$(unshare -n iptables-legacy-save)" ] || fail "other netns dumps tables"
 out=$(unshare -n $IPT -S 2>&1) && fail "listed tables from another netns: $out"
 echo "$out"
 echo "$out" | grep -q "Table does not exist" || fail "unexpected error: $out"
+echo "$out" | grep -q modprobe && fail "iptables tried to load ip_tables"
 unshare -n $IPT -A INPUT -j ACCEPT 2>/dev/null && fail "changed tables from another netns"
 unshare -n $IPT -F 2>/dev/null && fail "flushed from another netns"
 
