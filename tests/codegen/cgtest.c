@@ -520,9 +520,22 @@ static void scale_case(const struct enf_kernel *ek, const char *name, bool setli
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	r = ir_build(&v, &ir, err, sizeof(err));
 	if (!r) {
+		struct cg_opts o = { .mech = ek->mech, .hook = CG_INPUT,
+				     .ifinfo_fd = ifinfo_fd,
+				     .k = ek->have_btf ? &ek->k : NULL };
+		struct cg_prog p;
+		struct timespec t2;
+
 		ctr = enf_counters_create(ir.nrules);
-		r = enf_load_hook(&ir, ek, CG_INPUT, ctr, ifinfo_fd, &fd, err,
-				  sizeof(err));
+		o.counters_fd = ctr;
+		r = codegen_hook(&ir, &o, &p, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &t2);
+		if (verbose)
+			printf("  codegen %.2f s\n", (double)(t2.tv_sec - t0.tv_sec) + (t2.tv_nsec - t0.tv_nsec) / 1e9);
+		if (!r) {
+			r = enf_load(ek->mech, &p, "ebpf_input", &fd, err, sizeof(err));
+			cg_prog_free(&p);
+		}
 		ir_free(&ir);
 	}
 	clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -1,0 +1,723 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Enforcement: compile the filter table to BPF, load it, and switch to it
+ * atomically at the hooks ip_tables uses.
+ *
+ * Mechanisms (chosen by probing the running kernel, reported in dmesg):
+ *  - "netfilter" (6.4+; here 6.12): BPF_PROG_TYPE_NETFILTER programs linked
+ *    at NF_INET_LOCAL_IN, FORWARD and LOCAL_OUT with the filter table's
+ *    priority (NF_IP_PRI_FILTER = 0): the hook points of ip_tables, after
+ *    conntrack (so state/conntrack matches see real state).
+ *  - "tc" (6.1): clsact ingress/egress filters on every interface of the
+ *    initial netns, lo and later ones included (enforce_tc.c).  Ingress
+ *    decides INPUT vs FORWARD with bpf_fib_lookup(); egress runs OUTPUT for
+ *    locally generated packets (no input interface).  Conntrack state is not
+ *    available there, so state/conntrack rules are refused.
+ *
+ * Objects (created once, then re-adopted by a restarted helper):
+ *   gen      array[1] of u32: the live generation (0/1)
+ *   progs    prog array[2 * 3]: slot gen * 3 + hook = table program
+ *   ctr      per generation: per-CPU array of {pkts, bytes} per entry
+ *   disp[]   dispatcher programs (netfilter: one per hook; tc: ingress,
+ *            egress): tail-call progs[gen * 3 + hook]; an empty slot drops
+ *   links[]  netfilter links of the dispatchers
+ *   ifinfo   tc: ifindex -> {name, l2len}
+ *
+ * Atomic replacement: a commit builds and loads all three programs of the
+ * new table (the verifier runs here) into the idle generation's slots, then
+ * flips `gen` with one map update: from that instant every hook runs the
+ * new rules, before it every hook ran the old ones.  Any failure before the
+ * flip leaves the old generation in force and returns -errno with a reason.
+ *
+ * Never failing open (the vault): fds 3 and 4 are the two ends of an
+ * AF_UNIX datagram socket pair that the module keeps across helper
+ * restarts.  After every change the helper sends all object fds (links
+ * included) with SCM_RIGHTS to fd 3 and then dequeues the previous message
+ * from fd 4, so exactly one message is queued: the in-flight skb holds the
+ * files, the links stay attached while the helper is dead.  A restarted
+ * helper peeks the message (MSG_PEEK duplicates the fds) and adopts them.
+ * On unload the module drops the vault after EBPF_MSG_SHUTDOWN; TC filters
+ * are netlink-owned and removed by enforce_shutdown().
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <linux/netfilter.h>
+
+#include <bpf/bpf.h>
+#include <bpf/btf.h>
+#include <bpf/libbpf.h>
+
+#include "bpf_enforce.h"
+#include "bpf_insn.h"
+#include "enforce.h"
+#include "log.h"
+
+#define VAULT_SEND_FD	3
+#define VAULT_RECV_FD	4
+#define VAULT_MAGIC	0x544c5645u	/* "EVLT" */
+#define VAULT_VERSION	1
+
+enum vault_role {
+	VR_GEN = 1, VR_PROGS, VR_CTR, VR_IFINFO,
+	VR_DISP0, VR_DISP1, VR_DISP2,
+	VR_LINK0, VR_LINK1, VR_LINK2,
+	VR_MAX
+};
+
+struct vault_hdr {
+	__u32 magic, version, mech, gen, nfds, nentries;
+	__u32 roles[VR_MAX];
+};
+
+static struct {
+	bool inited, attached, vault_ok, vault_full;
+	struct enf_kernel ek;
+	int gen_fd, progs_fd, ifinfo_fd;
+	int ctr_fd;		/* live generation's counters */
+	unsigned int ctr_n;
+	unsigned int gen;
+	int disp[CG_NHOOKS];
+	int link[CG_NHOOKS];
+} S = { .gen_fd = -1, .progs_fd = -1, .ifinfo_fd = -1, .ctr_fd = -1,
+	.disp = { -1, -1, -1 }, .link = { -1, -1, -1 } };
+
+static void xclose(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* ----- probing and BTF ---------------------------------------------------- */
+
+/* Byte offset of member @name in struct @sname (looking through anonymous
+ * struct/union members), or -1. */
+static int member_off_in(const struct btf *btf, __u32 id, const char *name)
+{
+	const struct btf_type *t = btf__type_by_id(btf, id);
+	const struct btf_member *m;
+	int i, n;
+
+	while (t && (btf_is_typedef(t) || btf_is_mod(t)))
+		t = btf__type_by_id(btf, t->type);
+	if (!t || !btf_is_composite(t))
+		return -1;
+	m = btf_members(t);
+	n = btf_vlen(t);
+	for (i = 0; i < n; i++, m++) {
+		const char *mn = btf__name_by_offset(btf, m->name_off);
+		__u32 bit = btf_member_bit_offset(t, i);
+
+		if (mn && !strcmp(mn, name))
+			return (int)(bit / 8);
+		if (!mn || !*mn) {
+			int o = member_off_in(btf, m->type, name);
+
+			if (o >= 0)
+				return (int)(bit / 8) + o;
+		}
+	}
+	return -1;
+}
+
+static int member_off(const struct btf *btf, const char *sname,
+		      const char *name)
+{
+	int id = btf__find_by_name_kind(btf, sname, BTF_KIND_STRUCT);
+
+	return id < 0 ? -1 : member_off_in(btf, (__u32)id, name);
+}
+
+static bool probe_netfilter(void)
+{
+	struct bpf_insn insns[] = {
+		BPF_MOV64_IMM(BPF_REG_0, NF_ACCEPT),
+		BPF_EXIT_INSN(),
+	};
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = BPF_NETFILTER);
+	int fd = bpf_prog_load(BPF_PROG_TYPE_NETFILTER, "ebpf_probe", "GPL",
+			       insns, 2, &o);
+
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}
+
+int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len)
+{
+	struct btf *vm, *ctbtf = NULL;
+	struct cg_kernel *k = &ek->k;
+
+	memset(ek, 0, sizeof(*ek));
+	ek->mech = (!force_tc && probe_netfilter()) ? CG_NETFILTER : CG_TC;
+	k->off_skb_nfct = k->off_ct_status = -1;
+	if (ek->mech == CG_TC)
+		return 0;
+	vm = btf__load_vmlinux_btf();
+	if (!vm) {
+		snprintf(err, len, "netfilter programs need the kernel's BTF: %s",
+			 strerror(errno));
+		return -ENOENT;
+	}
+	k->kf_dynptr_from_skb = btf__find_by_name_kind(vm, "bpf_dynptr_from_skb",
+						       BTF_KIND_FUNC);
+	k->kf_dynptr_slice = btf__find_by_name_kind(vm, "bpf_dynptr_slice",
+						    BTF_KIND_FUNC);
+	k->off_state_in = member_off(vm, "nf_hook_state", "in");
+	k->off_state_out = member_off(vm, "nf_hook_state", "out");
+	k->off_dev_name = member_off(vm, "net_device", "name");
+	k->off_skb_len = member_off(vm, "sk_buff", "len");
+	k->off_skb_nfct = member_off(vm, "sk_buff", "_nfct");
+	k->off_ct_status = member_off(vm, "nf_conn", "status");
+	if (k->off_ct_status < 0) {
+		/* struct nf_conn lives in nf_conntrack.ko's BTF */
+		ctbtf = btf__load_module_btf("nf_conntrack", vm);
+		if (ctbtf)
+			k->off_ct_status = member_off(ctbtf, "nf_conn", "status");
+		btf__free(ctbtf);
+	}
+	btf__free(vm);
+	if (k->kf_dynptr_from_skb <= 0 || k->kf_dynptr_slice <= 0 ||
+	    k->off_state_in < 0 || k->off_state_out < 0 ||
+	    k->off_dev_name < 0 || k->off_skb_len < 0) {
+		snprintf(err, len,
+			 "kernel BTF lacks what netfilter programs need (dynptr kfuncs, nf_hook_state, sk_buff)");
+		return -ENOENT;
+	}
+	ek->have_btf = true;
+	return 0;
+}
+
+/* ----- loading ------------------------------------------------------------- */
+
+static void last_line(const char *log, char *out, size_t len)
+{
+	const char *end = log + strlen(log), *s;
+
+	while (end > log && (end[-1] == '\n' || end[-1] == ' '))
+		end--;
+	/* skip the "processed N insns" summary if present */
+	s = end;
+	while (s > log && s[-1] != '\n')
+		s--;
+	if (!strncmp(s, "processed ", 10) && s > log) {
+		end = s - 1;
+		s = end;
+		while (s > log && s[-1] != '\n')
+			s--;
+	}
+	snprintf(out, len, "%.*s", (int)(end - s), s);
+}
+
+int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
+	     int *fd, char *err, size_t err_len)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+	enum bpf_prog_type type = mech == CG_NETFILTER ?
+				  BPF_PROG_TYPE_NETFILTER :
+				  BPF_PROG_TYPE_SCHED_CLS;
+	char *log;
+	int e;
+
+	if (mech == CG_NETFILTER)
+		o.expected_attach_type = BPF_NETFILTER;
+	*fd = bpf_prog_load(type, name, "GPL", p->insns, p->n, &o);
+	if (*fd >= 0)
+		return 0;
+	e = -errno;
+	/* again, with the verifier log, for the reason */
+	log = malloc(1 << 20);
+	if (log) {
+		log[0] = 0;
+		o.log_buf = log;
+		o.log_size = 1 << 20;
+		o.log_level = 1;
+		*fd = bpf_prog_load(type, name, "GPL", p->insns, p->n, &o);
+		if (*fd >= 0) {	/* passed with a log?  take it */
+			free(log);
+			return 0;
+		}
+		if (log[0] && getenv("EBPFILTER_VERIFIER_LOG"))
+			fprintf(stderr, "%s\n", log);
+		if (log[0]) {
+			char line[200];
+
+			last_line(log, line, sizeof(line));
+			snprintf(err, err_len, "verifier (%zu insns): %s: %s",
+				 p->n, strerror(-e), line);
+		} else {
+			snprintf(err, err_len, "loading %zu insns: %s", p->n,
+				 strerror(-e));
+		}
+		free(log);
+	} else {
+		snprintf(err, err_len, "loading %zu insns: %s", p->n,
+			 strerror(-e));
+	}
+	return e;
+}
+
+int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
+		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
+		  int *fd, char *err, size_t err_len)
+{
+	static const char *const names[] = { "ebpf_input", "ebpf_forward",
+					     "ebpf_output" };
+	struct cg_opts o = {
+		.mech = ek->mech, .hook = hook, .counters_fd = counters_fd,
+		.ifinfo_fd = ifinfo_fd, .k = ek->have_btf ? &ek->k : NULL,
+	};
+	struct cg_prog p;
+	int r;
+
+	r = codegen_hook(ir, &o, &p, err, err_len);
+	if (r)
+		return r;
+	r = enf_load(ek->mech, &p, names[hook], fd, err, err_len);
+	cg_prog_free(&p);	/* the program holds its set maps */
+	return r;
+}
+
+int enf_counters_create(unsigned int n)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ebpf_ctr", 4,
+				sizeof(struct cg_counter), n ? n : 1, NULL);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int enf_counters_add(int counters_fd, struct xt_counters *c, unsigned int n)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct cg_counter *v;
+	unsigned int i;
+	int k;
+
+	if (ncpu <= 0)
+		return ncpu ? ncpu : -EINVAL;
+	v = calloc((size_t)ncpu, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	for (i = 0; i < n; i++) {
+		__u32 key = i;
+
+		if (bpf_map_lookup_elem(counters_fd, &key, v)) {
+			int e = -errno;
+
+			free(v);
+			return e;
+		}
+		for (k = 0; k < ncpu; k++) {
+			c[i].pcnt += v[k].pkts;
+			c[i].bcnt += v[k].bytes;
+		}
+	}
+	free(v);
+	return 0;
+}
+
+/* ----- the vault ------------------------------------------------------------ */
+
+static bool fd_is_dgram_unix(int fd)
+{
+	int v;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
+		return false;
+	l = sizeof(v);
+	return !getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == SOCK_DGRAM;
+}
+
+/* Receive the vault message (peek: it stays queued; else: dequeue). */
+static int vault_recv(bool peek, struct vault_hdr *h, int *fds, int maxfds)
+{
+	char cbuf[CMSG_SPACE(sizeof(int) * VR_MAX)];
+	struct iovec iov = { h, sizeof(*h) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = sizeof(cbuf),
+	};
+	struct cmsghdr *cm;
+	ssize_t n;
+	int nf = 0;
+
+	memset(h, 0, sizeof(*h));
+	n = recvmsg(VAULT_RECV_FD, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC |
+		    (peek ? MSG_PEEK : 0));
+	if (n < 0)
+		return -errno;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm)) {
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS) {
+			int k = (int)((cm->cmsg_len - CMSG_LEN(0)) / sizeof(int));
+
+			for (int i = 0; i < k; i++) {
+				int fd;
+
+				memcpy(&fd, CMSG_DATA(cm) + i * sizeof(int),
+				       sizeof(int));
+				if (nf < maxfds)
+					fds[nf++] = fd;
+				else
+					close(fd);
+			}
+		}
+	}
+	if (n != sizeof(*h) || h->magic != VAULT_MAGIC ||
+	    h->version != VAULT_VERSION || h->nfds != (unsigned int)nf) {
+		for (int i = 0; i < nf; i++)
+			close(fds[i]);
+		return -EBADMSG;
+	}
+	return nf;
+}
+
+static void vault_store(void)
+{
+	struct vault_hdr h = { .magic = VAULT_MAGIC, .version = VAULT_VERSION,
+			       .mech = S.ek.mech, .gen = S.gen,
+			       .nentries = S.ctr_n };
+	int fds[VR_MAX], nf = 0, i;
+	char cbuf[CMSG_SPACE(sizeof(int) * VR_MAX)];
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr mh = {
+		.msg_iov = &iov, .msg_iovlen = 1,
+		.msg_control = cbuf, .msg_controllen = 0,
+	};
+	struct cmsghdr *cm;
+
+	if (!S.vault_ok)
+		return;
+#define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
+	PUT(S.gen_fd, VR_GEN);
+	PUT(S.progs_fd, VR_PROGS);
+	PUT(S.ctr_fd, VR_CTR);
+	PUT(S.ifinfo_fd, VR_IFINFO);
+	for (i = 0; i < CG_NHOOKS; i++) {
+		PUT(S.disp[i], VR_DISP0 + i);
+		PUT(S.link[i], VR_LINK0 + i);
+	}
+#undef PUT
+	h.nfds = (unsigned int)nf;
+	memset(cbuf, 0, sizeof(cbuf));
+	mh.msg_controllen = CMSG_SPACE(sizeof(int) * nf);
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int) * nf);
+	memcpy(CMSG_DATA(cm), fds, sizeof(int) * nf);
+	if (sendmsg(VAULT_SEND_FD, &mh, MSG_DONTWAIT) < 0) {
+		log_warn("vault: storing the objects failed (%s); a helper crash would drop the rules\n",
+			 strerror(errno));
+		return;
+	}
+	if (S.vault_full) {	/* dequeue the previous message */
+		struct vault_hdr old;
+		int ofds[VR_MAX], n = vault_recv(false, &old, ofds, VR_MAX);
+
+		for (i = 0; i < n; i++)
+			close(ofds[i]);
+	}
+	S.vault_full = true;
+}
+
+/* Drop whatever the vault holds (shutdown). */
+static void vault_clear(void)
+{
+	struct vault_hdr h;
+	int fds[VR_MAX], n, i, guard = 8;
+
+	if (!S.vault_ok)
+		return;
+	while (guard-- > 0 && (n = vault_recv(false, &h, fds, VR_MAX)) != -EAGAIN) {
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+	}
+	S.vault_full = false;
+}
+
+static int vault_adopt(void)
+{
+	struct vault_hdr h;
+	int fds[VR_MAX], n, i;
+
+	n = vault_recv(true, &h, fds, VR_MAX);
+	if (n == -EAGAIN)
+		return 0;
+	S.vault_full = true;	/* something is queued, valid or not */
+	if (n < 0) {
+		log_warn("vault: unreadable message (%s); starting afresh\n",
+			 strerror(-n));
+		return 0;
+	}
+	if (h.mech != (unsigned int)S.ek.mech) {
+		log_warn("vault: objects of another mechanism; starting afresh\n");
+		for (i = 0; i < n; i++)
+			close(fds[i]);
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		switch (h.roles[i]) {
+		case VR_GEN: S.gen_fd = fds[i]; break;
+		case VR_PROGS: S.progs_fd = fds[i]; break;
+		case VR_CTR: S.ctr_fd = fds[i]; break;
+		case VR_IFINFO: S.ifinfo_fd = fds[i]; break;
+		case VR_DISP0: case VR_DISP1: case VR_DISP2:
+			S.disp[h.roles[i] - VR_DISP0] = fds[i]; break;
+		case VR_LINK0: case VR_LINK1: case VR_LINK2:
+			S.link[h.roles[i] - VR_LINK0] = fds[i]; break;
+		default: close(fds[i]); break;
+		}
+	}
+	S.gen = h.gen & 1;
+	S.ctr_n = h.nentries;
+	S.attached = true;
+	return 1;
+}
+
+/* ----- objects -------------------------------------------------------------- */
+
+static int create_base(char *err, size_t len)
+{
+	int i, r;
+	__u32 k = 0, zero = 0;
+
+	S.gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_gen", 4, 4, 1, NULL);
+	S.progs_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "ebpf_progs", 4, 4,
+				    2 * CG_NHOOKS, NULL);
+	if (S.gen_fd < 0 || S.progs_fd < 0) {
+		snprintf(err, len, "creating maps: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_map_update_elem(S.gen_fd, &k, &zero, BPF_ANY);
+	if (S.ek.mech == CG_TC) {
+		S.ifinfo_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_ifinfo", 4,
+					     sizeof(struct cg_ifinfo), 4096, NULL);
+		if (S.ifinfo_fd < 0) {
+			snprintf(err, len, "creating maps: %s", strerror(errno));
+			return -errno;
+		}
+	}
+	for (i = 0; i < CG_NHOOKS; i++) {
+		struct cg_prog p;
+
+		if (S.ek.mech == CG_TC && i == CG_FORWARD)
+			continue;	/* ingress covers INPUT and FORWARD */
+		r = codegen_dispatcher(S.ek.mech, (enum cg_hook)i, S.gen_fd,
+				       S.progs_fd, S.ifinfo_fd, &p);
+		if (r) {
+			snprintf(err, len, "dispatcher: %s", strerror(-r));
+			return r;
+		}
+		r = enf_load(S.ek.mech, &p, "ebpf_dispatch", &S.disp[i], err, len);
+		cg_prog_free(&p);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int attach(char *err, size_t len)
+{
+	static const unsigned int nfhook[CG_NHOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
+	int i;
+
+	if (S.ek.mech == CG_TC) {
+		int r = enf_tc_start(S.disp[CG_INPUT], S.disp[CG_OUTPUT],
+				     S.ifinfo_fd);
+
+		if (r)
+			snprintf(err, len, "attaching tc filters: %s",
+				 strerror(-r));
+		return r;
+	}
+	for (i = 0; i < CG_NHOOKS; i++) {
+		LIBBPF_OPTS(bpf_link_create_opts, o);
+
+		o.netfilter.pf = NFPROTO_IPV4;
+		o.netfilter.hooknum = nfhook[i];
+		o.netfilter.priority = 0;	/* NF_IP_PRI_FILTER */
+		S.link[i] = bpf_link_create(S.disp[i], 0, BPF_NETFILTER, &o);
+		if (S.link[i] < 0) {
+			int e = -errno;
+
+			snprintf(err, len,
+				 "netfilter link at hook %u priority 0: %s%s",
+				 nfhook[i], strerror(-e),
+				 e == -EBUSY ? " (ip_tables' filter table or another program holds it)" : "");
+			while (i-- > 0)
+				xclose(&S.link[i]);
+			return e;
+		}
+	}
+	return 0;
+}
+
+int enforce_init(char *mech, size_t mech_len)
+{
+	char err[256] = "";
+	int r, i;
+
+	if (S.inited) {
+		snprintf(mech, mech_len, "%s",
+			 S.ek.mech == CG_NETFILTER ? "netfilter" : "tc");
+		return 0;
+	}
+	r = enf_probe(&S.ek, getenv("EBPFILTER_FORCE_TC") != NULL, err,
+		      sizeof(err));
+	if (r) {
+		log_err("enforcement: %s\n", err);
+		return r;
+	}
+	snprintf(mech, mech_len, "%s",
+		 S.ek.mech == CG_NETFILTER ? "netfilter" : "tc");
+	S.vault_ok = fd_is_dgram_unix(VAULT_SEND_FD) &&
+		     fd_is_dgram_unix(VAULT_RECV_FD);
+	if (!S.vault_ok)
+		log_warn("no vault on fds 3/4: the rules will not outlive this helper\n");
+	if (S.vault_ok && vault_adopt() > 0) {
+		if (S.ek.mech == CG_TC) {
+			/* re-scan: attach to interfaces created meanwhile */
+			r = enf_tc_start(S.disp[CG_INPUT], S.disp[CG_OUTPUT],
+					 S.ifinfo_fd);
+			if (r)
+				log_err("tc: re-attaching failed: %s\n",
+					strerror(-r));
+		}
+		log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
+			 mech, S.gen);
+		S.inited = true;
+		return 0;
+	}
+	r = create_base(err, sizeof(err));
+	if (r) {
+		log_err("enforcement: %s\n", err);
+		xclose(&S.gen_fd);
+		xclose(&S.progs_fd);
+		xclose(&S.ifinfo_fd);
+		for (i = 0; i < CG_NHOOKS; i++)
+			xclose(&S.disp[i]);
+		return r;
+	}
+	log_info("enforcement: %s hooks (%s)\n", mech,
+		 S.ek.mech == CG_NETFILTER ?
+		 "BPF_PROG_TYPE_NETFILTER links at LOCAL_IN/FORWARD/LOCAL_OUT, priority 0" :
+		 "no netfilter BPF programs on this kernel: tc clsact on every interface");
+	S.inited = true;
+	return 0;
+}
+
+int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
+{
+	struct ir_table ir;
+	unsigned int idle = S.gen ^ 1, h;
+	int fds[CG_NHOOKS] = { -1, -1, -1 };
+	int ctr = -1, r;
+	__u32 key = 0, slot;
+
+	if (!S.inited)
+		return -ENODEV;
+	if (strcmp(t->name, "filter")) {
+		snprintf(err, err_len, "table %s is not enforced", t->name);
+		return -EOPNOTSUPP;
+	}
+	r = ir_build(t, &ir, err, err_len);
+	if (r)
+		return r;
+	ctr = enf_counters_create(ir.nrules);
+	if (ctr < 0) {
+		r = ctr;
+		snprintf(err, err_len, "counters map: %s", strerror(-r));
+		goto fail;
+	}
+	for (h = 0; h < CG_NHOOKS; h++) {
+		r = enf_load_hook(&ir, &S.ek, (enum cg_hook)h, ctr, S.ifinfo_fd,
+				  &fds[h], err, err_len);
+		if (r)
+			goto fail;
+	}
+	for (h = 0; h < CG_NHOOKS; h++) {
+		slot = idle * CG_NHOOKS + h;
+		if (bpf_map_update_elem(S.progs_fd, &slot, &fds[h], BPF_ANY)) {
+			r = -errno;
+			snprintf(err, err_len, "prog array update: %s",
+				 strerror(errno));
+			goto fail_slots;
+		}
+	}
+	/* the switch */
+	if (bpf_map_update_elem(S.gen_fd, &key, &idle, BPF_ANY)) {
+		r = -errno;
+		snprintf(err, err_len, "generation switch: %s", strerror(errno));
+		goto fail_slots;
+	}
+	if (!S.attached) {
+		r = attach(err, err_len);
+		if (r) {
+			/* nothing was in force: leave nothing half-attached */
+			bpf_map_update_elem(S.gen_fd, &key, &S.gen, BPF_ANY);
+			goto fail_slots;
+		}
+		S.attached = true;
+	}
+	S.gen = idle;
+	xclose(&S.ctr_fd);
+	S.ctr_fd = ctr;
+	S.ctr_n = ir.nrules;
+	for (h = 0; h < CG_NHOOKS; h++)
+		xclose(&fds[h]);
+	vault_store();
+	ir_free(&ir);
+	return 0;
+
+fail_slots:
+	for (h = 0; h < CG_NHOOKS; h++) {
+		slot = idle * CG_NHOOKS + h;
+		bpf_map_delete_elem(S.progs_fd, &slot);
+	}
+fail:
+	for (h = 0; h < CG_NHOOKS; h++)
+		xclose(&fds[h]);
+	if (ctr >= 0)
+		close(ctr);
+	ir_free(&ir);
+	return r;
+}
+
+int enforce_read_counters(struct xt_counters *c, unsigned int n)
+{
+	if (S.ctr_fd < 0)
+		return 0;	/* nothing committed yet: nothing counted */
+	return enf_counters_add(S.ctr_fd, c, n < S.ctr_n ? n : S.ctr_n);
+}
+
+void enforce_shutdown(void)
+{
+	int i;
+
+	if (S.ek.mech == CG_TC)
+		enf_tc_stop(true);
+	for (i = 0; i < CG_NHOOKS; i++) {
+		if (S.link[i] >= 0)
+			bpf_link_detach(S.link[i]);
+		xclose(&S.link[i]);
+		xclose(&S.disp[i]);
+	}
+	vault_clear();
+	xclose(&S.gen_fd);
+	xclose(&S.progs_fd);
+	xclose(&S.ifinfo_fd);
+	xclose(&S.ctr_fd);
+	S.attached = false;
+	S.inited = false;
+	log_info("enforcement: removed every program, link, filter and map\n");
+}

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The rule IR: the front end (ir.c) decodes a validated ip_tables blob into
+ * this form, the back end (codegen.c) turns it into BPF.
+ *
+ * Every entry of the blob becomes one struct ir_rule, in blob order, so a
+ * rule's index is its counter slot (the order GET_ENTRIES reports counters
+ * in).  Control flow is kept as ip_tables has it: a rule's verdict is an
+ * absolute verdict, RETURN, or a jump/goto to another entry's index.  The
+ * front end also marks the "function starts": the entries where evaluation
+ * can begin (hook entries, underflows, jump/goto targets); the back end emits
+ * one BPF subprogram per reachable function start (see codegen.c).
+ */
+#ifndef UMH_IR_H
+#define UMH_IR_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter/xt_multiport.h>
+
+#include "enforce.h"
+
+#define IR_MAX_MATCH 16
+
+enum ir_match_kind {
+	IRM_TCP = 1,
+	IRM_UDP,
+	IRM_ICMP,
+	IRM_MPORT,
+	IRM_IPRANGE,
+	IRM_CTSTATE,	/* state and conntrack --ctstate */
+};
+
+/* Conntrack state bits, in xt_conntrack's layout (xt_state's is mapped). */
+#define IR_CT_INVALID	(1u << 0)
+#define IR_CT_EST	(1u << 1)
+#define IR_CT_REL	(1u << 2)
+#define IR_CT_NEW	(1u << 3)
+#define IR_CT_SNAT	(1u << 6)
+#define IR_CT_DNAT	(1u << 7)
+#define IR_CT_UNTRACKED	(1u << 8)
+
+/* Multiport port-spec modes */
+#define IR_MP_SRC	1
+#define IR_MP_DST	2
+#define IR_MP_EITHER	3
+
+struct ir_match {
+	enum ir_match_kind kind;
+	union {
+		struct {		/* tcp and udp (flags only for tcp) */
+			uint16_t spts[2], dpts[2];
+			uint8_t flg_mask, flg_cmp;
+			uint8_t option;	/* tcp option kind, 0 = none */
+			uint8_t invflags;	/* XT_TCP_INV_* / XT_UDP_INV_* */
+		} tu;
+		struct {
+			uint8_t type, code_min, code_max;
+			bool inv;
+		} icmp;
+		struct {
+			uint8_t mode;	/* IR_MP_* */
+			uint8_t count;	/* number of specs */
+			bool inv;
+			uint16_t lo[XT_MULTI_PORTS], hi[XT_MULTI_PORTS];
+		} mp;
+		struct {
+			bool src, dst, src_inv, dst_inv;
+			uint32_t src_min, src_max, dst_min, dst_max; /* host order */
+		} ipr;
+		struct {
+			uint32_t mask;	/* IR_CT_* */
+			bool inv;
+		} ct;
+	};
+};
+
+enum ir_verdict {
+	IRV_ACCEPT = 1,
+	IRV_DROP,
+	IRV_RETURN,
+	IRV_JUMP,	/* push, continue at .target */
+	IRV_GOTO,	/* continue at .target, no push */
+	IRV_CONTINUE,	/* jump/goto to the very next entry: count, go on */
+	IRV_ERROR,	/* ERROR target: a user chain head; if executed, DROP */
+};
+
+struct ir_rule {
+	unsigned int idx;	/* entry index = counter slot */
+	unsigned int off;	/* byte offset in the blob */
+	struct ipt_ip ip;
+	unsigned int nmatch;
+	struct ir_match m[IR_MAX_MATCH];
+	enum ir_verdict verdict;
+	unsigned int target;	/* IRV_JUMP/IRV_GOTO: entry index */
+	bool func_start;	/* evaluation may begin here */
+	bool always;		/* no condition at all: always matches */
+};
+
+struct ir_table {
+	unsigned int nrules;
+	struct ir_rule *rules;
+	unsigned int valid_hooks;
+	unsigned int hook_entry[5];	/* entry index per hook */
+	unsigned int underflow[5];
+	bool uses_ct;		/* some rule needs conntrack state */
+	bool uses_tcpopt;
+};
+
+/*
+ * ir_build() - decode @t into @ir
+ * Return: 0, or -errno with a one-line reason in @err (an extension the
+ * back end cannot enforce, a malformed blob).
+ */
+int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
+	     char *err, size_t err_len);
+void ir_free(struct ir_table *ir);
+
+/* True when @r matches every packet (no address, interface, proto, flag
+ * or extension condition). */
+bool ir_rule_unconditional(const struct ir_rule *r);
+
+#endif
