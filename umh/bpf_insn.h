@@ -59,6 +59,9 @@
 #define BPF_CALL_KFUNC(BTF_ID) ((struct bpf_insn){ \
 	.code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_KFUNC_CALL, \
 	.imm = BTF_ID })
+#define BPF_ATOMIC_ADD64(DST, SRC, OFF) ((struct bpf_insn){ \
+	.code = BPF_STX | BPF_DW | BPF_ATOMIC, .dst_reg = DST, \
+	.src_reg = SRC, .off = OFF, .imm = BPF_ADD })
 #define BPF_EXIT_INSN() ((struct bpf_insn){ .code = BPF_JMP | BPF_EXIT })
 
 #endif

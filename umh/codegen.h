@@ -31,7 +31,7 @@ struct cg_kernel {
 struct cg_opts {
 	enum cg_mech mech;
 	enum cg_hook hook;
-	int counters_fd;	/* per-CPU array, one {pkts, bytes} per entry */
+	int counters_fd;	/* array[1], value: struct cg_counter[nrules] */
 	int ifinfo_fd;		/* TC: hash ifindex -> struct cg_ifinfo */
 	const struct cg_kernel *k;	/* NETFILTER */
 };
@@ -43,7 +43,7 @@ struct cg_ifinfo {
 	__u32 pad;
 };
 
-/* Per-entry counter value (per CPU). */
+/* Per-entry counter. */
 struct cg_counter {
 	__u64 pkts, bytes;
 };

@@ -17,7 +17,8 @@
  * Objects (created once, then re-adopted by a restarted helper):
  *   gen      array[1] of u32: the live generation (0/1)
  *   progs    prog array[2 * 3]: slot gen * 3 + hook = table program
- *   ctr      per generation: per-CPU array of {pkts, bytes} per entry
+ *   ctr      per generation: array[1] whose value is {pkts, bytes} per
+ *            entry (mmap-able: read without a syscall per entry)
  *   disp[]   dispatcher programs (netfilter: one per hook; tc: ingress,
  *            egress): tail-call progs[gen * 3 + hook]; an empty slot drops
  *   links[]  netfilter links of the dispatchers
@@ -45,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <linux/netfilter.h>
 
@@ -287,39 +289,27 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 
 int enf_counters_create(unsigned int n)
 {
-	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ebpf_ctr", 4,
-				sizeof(struct cg_counter), n ? n : 1, NULL);
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_ctr", 4,
+				(n ? n : 1) * sizeof(struct cg_counter), 1, &o);
 
 	return fd < 0 ? -errno : fd;
 }
 
 int enf_counters_add(int counters_fd, struct xt_counters *c, unsigned int n)
 {
-	int ncpu = libbpf_num_possible_cpus();
-	struct cg_counter *v;
+	size_t len = (size_t)(n ? n : 1) * sizeof(struct cg_counter);
+	const struct cg_counter *v;
 	unsigned int i;
-	int k;
 
-	if (ncpu <= 0)
-		return ncpu ? ncpu : -EINVAL;
-	v = calloc((size_t)ncpu, sizeof(*v));
-	if (!v)
-		return -ENOMEM;
+	v = mmap(NULL, len, PROT_READ, MAP_SHARED, counters_fd, 0);
+	if (v == MAP_FAILED)
+		return -errno;
 	for (i = 0; i < n; i++) {
-		__u32 key = i;
-
-		if (bpf_map_lookup_elem(counters_fd, &key, v)) {
-			int e = -errno;
-
-			free(v);
-			return e;
-		}
-		for (k = 0; k < ncpu; k++) {
-			c[i].pcnt += v[k].pkts;
-			c[i].bcnt += v[k].bytes;
-		}
+		c[i].pcnt += __atomic_load_n(&v[i].pkts, __ATOMIC_RELAXED);
+		c[i].bcnt += __atomic_load_n(&v[i].bytes, __ATOMIC_RELAXED);
 	}
-	free(v);
+	munmap((void *)v, len);
 	return 0;
 }
 
