@@ -1,0 +1,63 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Enforcement end to end: the helper compiles the filter table to BPF and
+# the rules act on real packets (ICMP over lo), with counters; the
+# mechanism is reported in dmesg (netfilter on 6.12, tc on 6.1); the rules
+# stay in force while the helper is dead (kill -9) and after its restart;
+# rmmod leaves no ebpfilter program or map behind.
+. tests/guest/lib-ebpfilter.sh
+IPT=iptables-legacy
+BPFTOOL=${BPFTOOL:-/usr/sbin/bpftool}
+
+pings() {	# pings N: how many of N pings to 127.0.0.1 were answered
+	busybox ping -c "$1" -W 1 -w "$(($1 + 1))" 127.0.0.1 2>/dev/null |
+		sed -n 's/.* \([0-9]*\) packets received.*/\1/p'
+}
+
+ours() {	# our programs and maps, by name
+	"$BPFTOOL" prog show 2>/dev/null | grep -c 'name ebpf_'
+	"$BPFTOOL" map show 2>/dev/null | grep -c 'name ebpf_'
+}
+
+ebpf_install
+ip link set lo up
+dmesg_mark
+modprobe ebpfilter || fail modprobe
+case $KVER in
+6.1.*) mech=tc ;;
+*) mech=netfilter ;;
+esac
+wait_for 5 dmesg_has "enforcement: $mech hooks" ||
+	fail "no '$mech' mechanism line in dmesg: $(dmesg_since_mark | grep -i enforce)"
+
+[ "$(pings 2)" = 2 ] || fail "lo does not answer with the initial (ACCEPT) table"
+$IPT -A INPUT -p icmp -m icmp --icmp-type echo-request -j DROP || fail "iptables -A"
+[ "$(pings 2)" = 0 ] || fail "echo requests not dropped"
+pk=$($IPT -L INPUT -v -x -n | awk '/icmptype 8/ { print $1 }')
+[ "$pk" -ge 2 ] 2>/dev/null || fail "counter of the DROP rule: '$pk'"
+note "INPUT DROP rule counted $pk packets"
+
+$IPT -I OUTPUT -p icmp -j ACCEPT || fail "iptables -I OUTPUT"
+pk=$($IPT -L OUTPUT -v -x -n | awk 'NR == 3 { print $1 }')
+[ "$pk" = 0 ] || fail "a new rule's counter starts at $pk"
+
+pid=$(helper_pids)
+kill -9 "$pid"
+wait_for 5 dmesg_has "died" || fail "helper death not reported"
+[ "$(pings 2)" = 0 ] || fail "rules not in force while the helper is dead"
+request_ok || fail "no new helper"
+wait_for 5 dmesg_has "adopted the rules in force" || note "restart did not report adoption"
+[ "$(pings 2)" = 0 ] || fail "rules not in force after the restart"
+$IPT -D INPUT 1 || fail "iptables -D after restart"
+[ "$(pings 2)" = 2 ] || fail "deleting the rule did not let pings through"
+
+set -- $(ours)
+note "before rmmod: $1 programs, $2 maps named ebpf_*"
+modprobe -r ebpfilter || fail rmmod
+sleep 1
+set -- $(ours)
+[ "$1" = 0 ] && [ "$2" = 0 ] || fail "left after rmmod: $1 programs, $2 maps"
+[ "$(pings 2)" = 2 ] || fail "lo blocked after rmmod"
+assert_nothing_left
+dmesg_since_mark | grep -E "ebpfilter" | grep -iE "enforce|tc:|vault" | head -20
+echo "enforce-basic: ok ($mech)"
