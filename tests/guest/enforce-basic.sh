@@ -37,6 +37,22 @@ pk=$($IPT -L INPUT -v -x -n | awk '/icmptype 8/ { print $1 }')
 [ "$pk" -ge 2 ] 2>/dev/null || fail "counter of the DROP rule: '$pk'"
 note "INPUT DROP rule counted $pk packets"
 
+# A rule set the back end refuses (user chains nested deeper than BPF's
+# call depth) fails as a whole and leaves the old rules in force.
+{
+	echo "*filter"
+	for i in 1 2 3 4 5 6 7 8; do echo ":C$i - [0:0]"; done
+	echo "-A INPUT -j C1"
+	for i in 1 2 3 4 5 6 7; do echo "-A C$i -j C$((i + 1))"; done
+	echo "-A C8 -j ACCEPT"
+	echo "COMMIT"
+} > /tmp/deep.rules
+iptables-legacy-restore --noflush < /tmp/deep.rules 2>/dev/null &&
+	fail "a rule set nested 8 deep was accepted"
+wait_for 5 dmesg_has "nested" || note "no 'nested' reason in dmesg"
+$IPT -L C1 -n >/dev/null 2>&1 && fail "the refused rule set was partly applied"
+[ "$(pings 2)" = 0 ] || fail "old rules not in force after a refused commit"
+
 $IPT -I OUTPUT -p icmp -j ACCEPT || fail "iptables -I OUTPUT"
 pk=$($IPT -L OUTPUT -v -x -n | awk 'NR == 3 { print $1 }')
 [ "$pk" = 0 ] || fail "a new rule's counter starts at $pk"
