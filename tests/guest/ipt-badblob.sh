@@ -15,6 +15,10 @@ if [ ! -x "$bin" ]; then
 		tests/unit/ipt_builder.c umh/buf.c || fail "cannot build ipt-badblob"
 fi
 
+# Where ebpfilter refuses state/conntrack, both backends get tables
+# without them (ipt-ct-refusal.sh tests the refusal).
+ebpf_has_ct || export IPT_BADBLOB_NO_CT=1
+
 run_badblob() {
 	"$bin" >"$IPT_OUT/badblob.$1" && return
 	cat "$IPT_OUT/badblob.$1"

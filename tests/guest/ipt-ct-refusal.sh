@@ -1,0 +1,30 @@
+#!/bin/bash
+# state/conntrack rules: enforced where the kernel gives BPF programs the
+# connection-tracking state (netfilter BPF programs, 6.12); refused with a
+# clear message, and nothing changed, where it does not (tc hooks, 6.1:
+# at tc ingress conntrack has not run yet, so NEW and INVALID cannot be
+# told apart).  The same iptables commands are accepted by ip_tables.
+. tests/guest/ipt-lib.sh
+use_ebpfilter
+$IPT -A INPUT -p tcp --dport 22 -j ACCEPT || fail "plain rule"
+before=$($IPT -S)
+dmesg_mark
+for rule in "-m state --state NEW" "-m conntrack --ctstate ESTABLISHED,RELATED" \
+	    "-m conntrack ! --ctstate INVALID"; do
+	if ebpf_has_ct; then
+		$IPT -A INPUT $rule -j ACCEPT || fail "$rule refused"
+		$IPT -D INPUT $rule -j ACCEPT || fail "$rule not deleted"
+		echo "accepted: $rule"
+	else
+		out=$($IPT -A INPUT $rule -j ACCEPT 2>&1) && fail "$rule accepted on tc hooks"
+		echo "refused: $rule: $out"
+		echo "$out" | grep -q "Operation not supported" || fail "unexpected error: $out"
+	fi
+done
+[ "$($IPT -S)" = "$before" ] || fail "table changed"
+if ! ebpf_has_ct; then
+	dmesg_since_mark | grep "ebpfilter-umh" | head -n 3
+	dmesg_since_mark | grep -qi "conntrack\|state" || fail "no dmesg line naming the refused match"
+fi
+modprobe -r ebpfilter || fail rmmod
+assert_nothing_left
