@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Differential verdict suite: every rule set of tests/verdict/*.rules is
+# loaded with iptables-legacy-restore under the kernel's ip_tables, the
+# probe matrix tests/verdict/probes.txt (TCP connects, UDP, ICMP, fragments;
+# INPUT/OUTPUT between namespace c and the guest, FORWARD a <-> b through
+# the guest) runs, and the verdicts and `iptables-legacy-save -c` counters
+# are recorded; then the same under ebpfilter, in the same boot.  Verdicts
+# and packet counters must be identical; byte counters are compared and a
+# difference is reported (with its per-packet amount) but is not a failure
+# unless VERDICT_STRICT_BYTES=1.
+#
+# Rule sets using state/conntrack on a kernel where ebpfilter refuses them
+# (tc mechanism, 6.1): the refusal (iptables' error and the helper's dmesg
+# reason) is asserted and only that rule set's verdicts are skipped.
+#
+# VERDICT_SETS="tests/verdict/03-iface.rules ..." runs a subset.
+# Output: one line per rule set, then "verdict-diff: N rule sets, ..." and
+# "N passed, N failed".  Artifacts: $IPT_OUT/verdict/ (copied to the run dir).
+. tests/verdict/lib.sh
+
+sets=(${VERDICT_SETS:-tests/verdict/*.rules})
+probes=tests/verdict/probes.txt
+out=$IPT_OUT/verdict
+mkdir -p "$out"
+verdict_tools
+trap topo_teardown EXIT
+topo_setup || fail "topology"
+topo_servers "$VPROBE"
+nprobes=$(grep -c '^[a-z]' $probes)
+
+run=0
+probe() {	# LABEL: the probe matrix; 1 if the guest stalled (see vprobe)
+	local rc
+	run=$((run + 1))
+	"$VPROBE" run $probes $run 800 >"$out/$1.verdicts"
+	rc=$?
+	[ $rc = 0 ] || [ $rc = 3 ] || fail "vprobe failed ($rc)"
+	sleep 0.3	# trailing RSTs
+	return $((rc == 3))
+}
+
+# Warm-up without rules: neighbours resolved, listeners answering.
+probe warmup
+probe warmup2 || probe warmup2
+if grep -Ev ' (ok|refused)$' "$out/warmup2.verdicts"; then
+	cat "$out/warmup2.verdicts"
+	fail "the topology does not answer every probe without rules"
+fi
+
+# One commit back to empty ACCEPT chains (ipt_reset makes seven).
+EMPTY='*filter
+:INPUT ACCEPT [0:0]
+:FORWARD ACCEPT [0:0]
+:OUTPUT ACCEPT [0:0]
+COMMIT'
+reset_one() { echo "$EMPTY" | iptables-legacy-restore; }
+
+run_backend() {	# BACKEND
+	local b=$1 s name try
+	for s in "${sets[@]}"; do
+		name=$(basename "$s" .rules)
+		SECONDS=0
+		reset_one || fail "reset before $name on $b"
+		for try in 1 2 3; do
+			dmesg_mark
+			# a restore without -c starts every counter at zero
+			if ! iptables-legacy-restore <"$s" >"$out/$name.$b.restore" 2>&1; then
+				echo "refused" >"$out/$name.$b.status"
+				dmesg_since_mark >"$out/$name.$b.dmesg"
+				break
+			fi
+			echo "loaded" >"$out/$name.$b.status"
+			probe "$name.$b" && break
+			note "$name on $b: the guest stalled (>= 950 ms), again"
+		done
+		ipt_save_c >"$out/$name.$b.save"
+		note "$name on $b: $(cat "$out/$name.$b.status"), ${SECONDS}s"
+	done
+	reset_one
+}
+
+use_ip_tables
+run_backend ip_tables
+leave_ip_tables
+use_ebpfilter
+mech=$(verdict_mech)
+note "ebpfilter enforcement: ${mech:-unknown}"
+run_backend ebpfilter
+cp -r "$out" /run/run-guest/ 2>/dev/null
+reset_one
+modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+python3 tests/verdict/compare.py "$out" "${mech:-unknown}" "${VERDICT_STRICT_BYTES:-0}" "${sets[@]}"

@@ -1,0 +1,129 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Compare the ip_tables and ebpfilter results of the verdict suite.
+
+  compare.py OUTDIR MECH STRICT_BYTES SET...
+
+OUTDIR holds, per rule set NAME and backend B (ip_tables, ebpfilter):
+NAME.B.status (loaded/refused), NAME.B.verdicts ("probe result" lines),
+NAME.B.save (iptables-legacy-save -c), NAME.B.restore (restore's output),
+NAME.B.dmesg (the kernel log of a refused restore).  One line per rule set,
+then a tally; exit status 1 if any rule set differs.
+"""
+import os
+import re
+import sys
+
+CT_REFUSAL = "state/conntrack matches are not enforced"
+
+
+def read(path):
+    try:
+        with open(path) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def verdicts(path):
+    return dict(l.split(None, 1) for l in read(path).split("\n") if l.strip())
+
+
+def counters(path):
+    """[(rule text, pkts, bytes)] in save order: policies and rules."""
+    out = []
+    for l in read(path).split("\n"):
+        m = re.match(r"^\[(\d+):(\d+)\] (.*)$", l)
+        if m:
+            out.append((m.group(3), int(m.group(1)), int(m.group(2))))
+            continue
+        m = re.match(r"^:(\S+) (\S+) \[(\d+):(\d+)\]$", l)
+        if m:
+            out.append((":%s %s" % (m.group(1), m.group(2)), int(m.group(3)),
+                        int(m.group(4))))
+    return out
+
+
+def main():
+    outdir, mech, strict_bytes = sys.argv[1], sys.argv[2], sys.argv[3] == "1"
+    sets = sys.argv[4:]
+    passed = failed = skipped = probes = vmm_total = byte_sets = 0
+    for s in sets:
+        name = os.path.basename(s)[:-len(".rules")]
+        base = os.path.join(outdir, name)
+        rules = read(s)
+        uses_ct = re.search(r"-m (state|conntrack)", rules) is not None
+        nrules = len(re.findall(r"^-A ", rules, re.M))
+        st_i = read(base + ".ip_tables.status").strip()
+        st_e = read(base + ".ebpfilter.status").strip()
+        if st_i != "loaded":
+            failed += 1
+            print("FAIL verdict/%s: ip_tables refused the rule set: %s" %
+                  (name, read(base + ".ip_tables.restore").strip()[:200]))
+            continue
+        if st_e != "loaded":
+            msg = read(base + ".ebpfilter.restore").strip().split("\n")[0]
+            dm = read(base + ".ebpfilter.dmesg")
+            if mech == "tc" and uses_ct and CT_REFUSAL in dm and msg:
+                skipped += 1
+                why = re.search(CT_REFUSAL + r"[^\n]*", dm).group(0)
+                print("SKIP verdict/%s: refused on the tc mechanism as "
+                      "documented: iptables: '%s'; dmesg: '%s'" % (name, msg, why))
+                continue
+            failed += 1
+            print("FAIL verdict/%s: ebpfilter refused the rule set: %s" % (name, msg))
+            for l in dm.split("\n"):
+                if "ebpfilter" in l:
+                    print("    dmesg: " + l)
+            continue
+        problems = []
+        if mech == "tc" and uses_ct:
+            problems.append("state/conntrack rules accepted on the tc mechanism "
+                            "(a refusal was expected)")
+        vi, ve = verdicts(base + ".ip_tables.verdicts"), verdicts(base + ".ebpfilter.verdicts")
+        vmm = ["%s(ipt=%s,ebpf=%s)" % (p, vi[p], ve.get(p)) for p in vi if vi[p] != ve.get(p)]
+        probes += len(vi)
+        vmm_total += len(vmm)
+        ci, ce = counters(base + ".ip_tables.save"), counters(base + ".ebpfilter.save")
+        cmm, bmm = [], []
+        if len(ci) != len(ce):
+            cmm.append("different number of rules: %d vs %d" % (len(ci), len(ce)))
+        for (ri, pi, bi), (re_, pe, be) in zip(ci, ce):
+            if ri != re_:
+                cmm.append("rule text differs: %s | %s" % (ri, re_))
+            elif pi != pe:
+                cmm.append("pkts %s: ipt=%d ebpf=%d" % (ri, pi, pe))
+            elif bi != be:
+                d = be - bi
+                bmm.append("bytes %s: ipt=%d ebpf=%d (%+d, %+.1f/pkt)" %
+                           (ri, bi, be, d, d / pi if pi else 0))
+        notok = sum(1 for v in vi.values() if v != "ok")
+        if bmm:
+            byte_sets += 1
+        if not vmm and not cmm and not problems and (not bmm or not strict_bytes):
+            passed += 1
+            print("PASS verdict/%s: %d rules, %d probes (%d not ok under ip_tables), "
+                  "same verdicts and packet counters%s" %
+                  (name, nrules, len(vi), notok,
+                   " (%d byte counters differ)" % len(bmm) if bmm else ""))
+        else:
+            failed += 1
+            print("FAIL verdict/%s: %d rules, %d probes: %d verdict mismatches, "
+                  "%d counter mismatches" % (name, nrules, len(vi), len(vmm), len(cmm)))
+        for p in problems:
+            print("    " + p)
+        if vmm:
+            print("    verdicts: " + " ".join(vmm))
+        for l in (cmm + bmm)[:25]:
+            print("    " + l)
+    print("verdict-diff (%s, ebpfilter mechanism %s): %d rule sets, %d probe results "
+          "compared, %d verdict mismatches; %d equal, %d differ, %d skipped (refused as "
+          "documented), %d with byte-count differences" %
+          (os.uname().release, mech, len(sets), probes, vmm_total, passed, failed,
+           skipped, byte_sets))
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by tests/guest/verdict-*.sh (sourced, inside a QEMU guest only).
+. tests/guest/ipt-lib.sh
+. tests/verdict/topology.sh
+
+VPROBE=${VPROBE:-build/tests/vprobe}
+# The probe tool: built on the host (tests/verdict/Makefile or run-all); if
+# it is missing or stale, build it here (slow under TCG, but works).
+verdict_tools() {
+	if [ ! -x "$VPROBE" ] || [ tests/verdict/vprobe.c -nt "$VPROBE" ]; then
+		VPROBE=/tmp/vprobe
+		gcc -O2 -Wall -static -o "$VPROBE" tests/verdict/vprobe.c ||
+			fail "cannot build vprobe"
+	fi
+}
+
+# Does the kernel have netfilter BPF links (else ebpfilter uses tc)?
+verdict_mech() {
+	dmesg | sed -n 's/.*enforcement: \([a-z]*\) hooks.*/\1/p' | tail -n1
+}
+
+# Save of the filter table with counters, timestamps stripped.
+ipt_save_c() {
+	iptables-legacy-save -c -t filter | ipt_normalize
+}

@@ -1,0 +1,62 @@
+# SPDX-License-Identifier: GPL-2.0
+# The verdict suite's network (sourced by tests/guest/verdict-*.sh and
+# bench/run; inside a QEMU guest only).  The guest's root namespace is the
+# host for INPUT/OUTPUT and the router for FORWARD:
+#
+#   ns c  eth0 10.0.1.2, 10.0.1.130 ==== vethc 10.0.1.1  (root)
+#   ns a  eth0 10.0.2.2             ==== fwa   10.0.2.1  (root, forwarding on)
+#   ns b  eth0 10.0.3.2, 10.0.3.77  ==== fwb   10.0.3.1  (root)
+#
+# IPv6 is off everywhere (no stray packets in the counters).
+
+VERDICT_PORTS="22 80 443 53 1000 5000 8080 9999"
+
+topo_ns_link() {	# NS ROOTDEV ROOTADDR NSADDR...
+	local ns=$1 dev=$2 raddr=$3
+	shift 3
+	ip netns add "$ns" || return 1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 \
+		net.ipv6.conf.default.disable_ipv6=1 || return 1
+	ip link add "$dev" type veth peer name eth0 netns "$ns" || return 1
+	ip addr add "$raddr/24" dev "$dev" && ip link set "$dev" up || return 1
+	for a in "$@"; do
+		ip -n "$ns" addr add "$a/24" dev eth0 || return 1
+	done
+	ip -n "$ns" link set eth0 up && ip -n "$ns" link set lo up &&
+		ip -n "$ns" route add default via "$raddr" || return 1
+	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
+}
+
+topo_setup() {
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
+	ip link set lo up
+	topo_ns_link c vethc 10.0.1.1 10.0.1.2 10.0.1.130 &&
+	topo_ns_link a fwa 10.0.2.1 10.0.2.2 &&
+	topo_ns_link b fwb 10.0.3.1 10.0.3.2 10.0.3.77 || return 1
+	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv4.ip_forward=1
+	# no retransmitted SYN/ACKs after a probe gave up: fixed packet counts
+	for ns in c a b; do
+		ip netns exec $ns sysctl -qw net.ipv4.tcp_synack_retries=0 \
+			net.ipv4.tcp_syn_retries=1
+	done
+	sysctl -qw net.ipv4.tcp_synack_retries=0 net.ipv4.tcp_syn_retries=1
+}
+
+# Listeners (vprobe serve) in every namespace; pids in TOPO_SERVERS.
+topo_servers() {
+	local vp=$1 ns
+	TOPO_SERVERS=
+	"$vp" serve $VERDICT_PORTS & TOPO_SERVERS="$TOPO_SERVERS $!"
+	for ns in c a b; do
+		ip netns exec $ns "$vp" serve $VERDICT_PORTS &
+		TOPO_SERVERS="$TOPO_SERVERS $!"
+	done
+	sleep 0.5
+}
+
+topo_teardown() {
+	[ -n "${TOPO_SERVERS:-}" ] && kill $TOPO_SERVERS 2>/dev/null
+	wait 2>/dev/null
+	for ns in c a b; do ip netns del $ns 2>/dev/null; done
+	return 0
+}
