@@ -27,13 +27,19 @@ verdict_tools
 trap topo_teardown EXIT
 topo_setup || fail "topology"
 topo_servers "$VPROBE"
-nprobes=$(grep -c '^[a-z]' $probes)
+# tc mechanism (no netfilter BPF links before 6.4): local fragmented
+# datagrams are left out of the matrix except in 12-fragments, which pins
+# how tc sees them (tests/verdict/known-tc.txt)
+tc_kernel=0
+v=$(uname -r); maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
+[ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 4 ]; } && tc_kernel=1
+grep -v local-frag $probes >"$out/probes-nofrag.txt"
 
 run=0
 probe() {	# LABEL: the probe matrix; 1 if the guest stalled (see vprobe)
 	local rc
 	run=$((run + 1))
-	"$VPROBE" run $probes $run 800 >"$out/$1.verdicts"
+	"$VPROBE" run "${2:-$probes}" $run 800 >"$out/$1.verdicts"
 	rc=$?
 	[ $rc = 0 ] || [ $rc = 3 ] || fail "vprobe failed ($rc)"
 	sleep 0.3	# trailing RSTs
@@ -71,7 +77,9 @@ run_backend() {	# BACKEND
 				break
 			fi
 			echo "loaded" >"$out/$name.$b.status"
-			probe "$name.$b" && break
+			pf=$probes
+			[ $tc_kernel = 1 ] && [ "$name" != 12-fragments ] && pf=$out/probes-nofrag.txt
+			probe "$name.$b" "$pf" && break
 			note "$name on $b: the guest stalled (>= 950 ms), again"
 		done
 		ipt_save_c >"$out/$name.$b.save"
