@@ -34,7 +34,7 @@ check() {
 }
 
 ids() {	# prog|map|link: the object ids bpftool lists
-	bpftool "$1" show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort -n
+	bpftool "$1" show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort
 }
 tc_filters() {
 	local d
