@@ -42,6 +42,16 @@
  *   r0-r5 scratch; r9 unused.  fp-8: a set map's key.
  *   Return value: CG_V_DROP, CG_V_ACCEPT or CG_V_RETURN.
  *
+ * No dead code: the verifier removes every instruction range it never
+ * visits (and every branch it proves constant, turned into "ja 0") with one
+ * memmove of the rest of the program each: one range per rule made a
+ * 10,000-rule load spend most of a minute there (soft lockups).  So nothing
+ * the verifier can constant-fold is ever tested: a function's verdict is
+ * made opaque (r0 += pi.zero, a slot that is 0 but unknown to the
+ * verifier) before the caller tests it, since the verifier follows each
+ * call and knows which verdicts a chain returns (an empty chain: always
+ * RETURN); a "never matches" condition ORs in pi.zero + 1, not 1.
+ *
  * Counters: after a rule matched, counters[idx] (one array value holding a
  * struct cg_counter per entry, atomic adds) gets +1 packet and +pi.len bytes (skb->len at the IP
  * layer on NETFILTER; the IP total length on TC), before the verdict, as
@@ -95,7 +105,8 @@ enum {
 	PI_HD4 = 176,
 	PI_L4LEN = 184,
 	PI_FRAGOFF = 192,
-	PI_SIZE = 200,
+	PI_ZERO = 200,	/* always 0, but unknown to the verifier (see below) */
+	PI_SIZE = 208,
 };
 
 /* main's stack */
@@ -103,7 +114,7 @@ enum {
 #define FP_BUF		(-48)	/* 32-byte header buffer */
 #define FP_TMP		(-56)
 #define FP_TMP2		(-64)
-#define PI_BASE		(-272)	/* pi: fp-272 .. fp-72 */
+#define PI_BASE		(-272)	/* pi: fp-272 .. fp-64 */
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */
@@ -304,6 +315,25 @@ static void acc_mismatch(struct cg *c, int reg, bool inv)
 	EM(c, BPF_ALU64_REG(BPF_OR, R7, reg));
 }
 
+/* r7 |= 1 (the rule never matches), through PI_ZERO: a constant would let
+ * the verifier prove the rule's verdict code unreachable, and it removes
+ * every dead range with a memmove of the rest of the program. */
+static void acc_never(struct cg *c)
+{
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_ZERO));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, 1));
+	EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
+}
+
+/* r0 += PI_ZERO (@base + @off addresses it; clobbers r1): a verdict returned
+ * by a function, made opaque before it is tested, so that no test of it is
+ * decided by the verifier (dead code; see acc_never). */
+static void opaque_r0(struct cg *c, int base, int off)
+{
+	EM(c, BPF_LDX_MEM(BPF_DW, R1, base, off));
+	EM(c, BPF_ALU64_REG(BPF_ADD, R0, R1));
+}
+
 /* reg = (reg < lo || reg > hi) as 0/1 for values well below 2^62;
  * clobbers R5. */
 static void emit_out_of_range(struct cg *c, int reg, __u64 lo, __u64 hi)
@@ -333,7 +363,7 @@ static void emit_port(struct cg *c, int slot, __u16 lo, __u16 hi, bool inv)
 {
 	if (lo == 0 && hi == 0xffff) {
 		if (inv)	/* never matches */
-			EM(c, BPF_ALU64_IMM(BPF_OR, R7, 1));
+			acc_never(c);
 		return;
 	}
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot));
@@ -436,7 +466,7 @@ static void emit_conditions(struct cg *c, const struct ir_rule *r,
 			EM(c, BPF_ALU64_IMM(BPF_XOR, R2, 1));
 		EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
 	} else if (ip->invflags & IPT_INV_FRAG) {
-		EM(c, BPF_ALU64_IMM(BPF_OR, R7, 1));	/* never matches */
+		acc_never(c);	/* never matches */
 	}
 
 	for (i = 0; i < r->nmatch; i++) {
@@ -475,7 +505,7 @@ static void emit_conditions(struct cg *c, const struct ir_rule *r,
 			EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
 			if (m->icmp.type == 0xff) {
 				if (m->icmp.inv)
-					EM(c, BPF_ALU64_IMM(BPF_OR, R7, 1));
+					acc_never(c);
 				break;
 			}
 			EM(c, BPF_LDX_MEM(BPF_DW, R4, R6, PI_ICMPT));
@@ -613,7 +643,10 @@ static void emit_verdict(struct cg *c, unsigned int func,
 		break;
 	case IRV_JUMP:
 		call_func(c, func, r->target);
-		/* RETURN from the chain: go on with the next rule */
+		/* RETURN from the chain: go on with the next rule.  Opaque:
+		 * a chain that (as far as the verifier sees) always or never
+		 * returns RETURN would leave dead code here, per rule. */
+		opaque_r0(c, R6, PI_ZERO);
 		EM(c, BPF_JMP_IMM(BPF_JEQ, R0, CG_V_RETURN, 1));
 		EM(c, BPF_EXIT_INSN());
 		break;
@@ -1036,7 +1069,8 @@ static void prologue_nf(struct cg *c, int drop_exit)
 		call_kfunc(c, k->kf_dynptr_slice);
 		jmp_imm(c, BPF_JEQ, R0, 0, l4_done);
 		read_l4(c, sizes[s]);
-		jmp_a(c, l4_done);
+		if (s < 2)	/* no "ja 0" (the verifier removes it) */
+			jmp_a(c, l4_done);
 	}
 	place(c, l4_done);
 	compute_flags(c);
@@ -1198,7 +1232,8 @@ static void prologue_tc(struct cg *c, int pass_exit)
 		EM(c, BPF_MOV64_REG(R0, FP));
 		EM(c, BPF_ALU64_IMM(BPF_ADD, R0, FP_BUF));
 		read_l4(c, sizes[s]);
-		jmp_a(c, l4_done);
+		if (s < 2)	/* no "ja 0" (the verifier removes it) */
+			jmp_a(c, l4_done);
 	}
 	place(c, l4_done);
 	compute_flags(c);
@@ -1330,11 +1365,15 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
 	add_fix(&c, (int)entry, true);
 	EM(&c, BPF_CALL_REL(0));
+	/* the verdicts are tested opaquely (see opaque_r0): a hook whose
+	 * chain never returns RETURN, or never accepts, has no dead code */
+	opaque_r0(&c, FP, PI_BASE + PI_ZERO);
 	jmp_imm(&c, BPF_JNE, R0, CG_V_RETURN, ret_label);
 	EM(&c, BPF_MOV64_REG(R1, FP));
 	EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
 	add_fix(&c, (int)under, true);
 	EM(&c, BPF_CALL_REL(0));
+	opaque_r0(&c, FP, PI_BASE + PI_ZERO);
 	place(&c, ret_label);
 	if (o->mech == CG_NETFILTER) {
 		EM(&c, BPF_JMP_IMM(BPF_JEQ, R0, CG_V_ACCEPT, 2));

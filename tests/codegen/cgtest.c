@@ -564,14 +564,257 @@ out:
 	iptblob_free(&b);
 }
 
+/* ---- a rule file (CG_RULES_FILE): load time per hook; with CG_DEADLOG=1
+ * also the instructions the verifier never visited (verifier log level 1) */
+
+static char *read_file(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0, cap = 0, n;
+
+	if (!f)
+		return NULL;
+	for (;;) {
+		if (cap - len < 65536) {
+			cap = cap ? cap * 2 : 1 << 20;
+			buf = realloc(buf, cap);
+			if (!buf)
+				break;
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		if (!n)
+			break;
+		len += n;
+	}
+	fclose(f);
+	if (buf)
+		buf[len] = 0;
+	return buf;
+}
+
+/* instructions of @p the verifier never visits (it removes each such range
+ * with a memmove of the rest of the program: the generated code must have
+ * none); -1 if the log could not be had */
+static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
+			bool print)
+{
+	LIBBPF_OPTS(bpf_prog_load_opts, o);
+	size_t sz = (size_t)256 << 20, i, nr = 0, nd = 0;
+	char *log = malloc(sz), *s;
+	unsigned char *seen = calloc(p->n, 1);
+	int fd;
+
+	if (!log || !seen) {
+		free(log);
+		free(seen);
+		return -1;
+	}
+	log[0] = 0;
+	o.log_buf = log;
+	o.log_size = (__u32)sz;
+	o.log_level = 2;
+	if (ek->mech == CG_NETFILTER)
+		o.expected_attach_type = BPF_NETFILTER;
+	fd = bpf_prog_load(ek->mech == CG_NETFILTER ? BPF_PROG_TYPE_NETFILTER :
+			   BPF_PROG_TYPE_SCHED_CLS, "ebpf_dead", "GPL",
+			   p->insns, p->n, &o);
+	if (fd < 0) {
+		printf("  deadlog load: %s\n", strerror(errno));
+		free(log);
+		free(seen);
+		return -1;
+	}
+	close(fd);
+	if (getenv("CG_DEADLOG_HEAD"))
+		printf("%.*s\n", atoi(getenv("CG_DEADLOG_HEAD")), log);
+	for (s = log; *s; ) {
+		char *e = strchr(s, '\n');
+		unsigned long k;
+		char *q;
+
+		k = strtoul(s, &q, 10);
+		if (q != s && q[0] == ':' && q[1] == ' ' && q[2] == '(' && k < p->n)
+			seen[k] = 1;
+		if (!e)
+			break;
+		s = e + 1;
+	}
+	/* the second half of a ld_imm64 is never printed */
+	for (i = 0; i + 1 < p->n; i++)
+		if (seen[i] && p->insns[i].code == (BPF_LD | BPF_IMM | BPF_DW))
+			seen[i + 1] = 1;
+	for (i = 0; i < p->n; i++) {
+		size_t j;
+
+		if (seen[i])
+			continue;
+		for (j = i; j < p->n && !seen[j]; j++)
+			;
+		nr++;
+		nd += j - i;
+		if (print && nr <= 12) {
+			printf("  dead %zu..%zu:", i, j - 1);
+			for (size_t k = i > 3 ? i - 3 : 0; k < j + 2 && k < p->n && k < i + 12; k++)
+				printf(" %s%zu:%02x/%d/%d/%d/%d", k == i ? "[" : "", k,
+				       p->insns[k].code, p->insns[k].dst_reg,
+				       p->insns[k].src_reg, p->insns[k].off,
+				       p->insns[k].imm);
+			printf("\n");
+		}
+		i = j - 1;
+	}
+	if (print)
+		printf("  %zu insns, %zu never visited in %zu ranges\n", p->n, nd, nr);
+	free(seen);
+	free(log);
+	return (long)nd;
+}
+
+/* load every hook of the table @text; @dead: also require that the
+ * verifier visits every instruction */
+static void table_case(const struct enf_kernel *ek, const char *path,
+		       char *text, bool dead)
+{
+	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	char err[256] = "";
+	struct iptblob b;
+	struct ipt_table_view v;
+	struct ir_table ir;
+	int h;
+
+	if (iptblob_build(text, &b, err, sizeof(err))) {
+		result(false, mech, path, "blob: %s", err);
+		free(text);
+		return;
+	}
+	free(text);
+	iptblob_view(&b, &v);
+	if (ir_build(&v, &ir, err, sizeof(err))) {
+		result(false, mech, path, "ir: %s", err);
+		iptblob_free(&b);
+		return;
+	}
+	for (h = 0; h < CG_NHOOKS; h++) {
+		struct cg_opts o = { .mech = ek->mech, .hook = (enum cg_hook)h,
+				     .ifinfo_fd = ifinfo_fd,
+				     .k = ek->have_btf ? &ek->k : NULL };
+		struct cg_prog p;
+		struct timespec t0, t1;
+		struct bpf_prog_info info;
+		__u32 il = sizeof(info);
+		int ctr = enf_counters_create(ir.nrules), fd = -1, r;
+		char name[64], deadmsg[48] = "";
+		long nd = 0;
+
+		snprintf(name, sizeof(name), "%s hook %d", path, h);
+		o.counters_fd = ctr;
+		r = codegen_hook(&ir, &o, &p, err, sizeof(err));
+		if (r) {
+			result(false, mech, name, "codegen: %s", err);
+			close(ctr);
+			continue;
+		}
+		if (dead) {
+			nd = dead_report(ek, &p, verbose);
+			snprintf(deadmsg, sizeof(deadmsg), ", %ld never visited", nd);
+		}
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		r = enf_load(ek->mech, &p, "ebpf_file", &fd, err, sizeof(err));
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		memset(&info, 0, sizeof(info));
+		if (!r)
+			bpf_prog_get_info_by_fd(fd, &info, &il);
+		result(!r && nd == 0, mech, name, "%u rules: %zu insns, load %.2f s (%u xlated, %u verified%s)%s%s",
+		       ir.nrules, p.n, (double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9,
+		       info.xlated_prog_len / 8, info.verified_insns,
+		       deadmsg, r ? ": " : "", r ? err : "");
+		cg_prog_free(&p);
+		if (fd >= 0)
+			close(fd);
+		close(ctr);
+	}
+	ir_free(&ir);
+	iptblob_free(&b);
+}
+
+static void file_case(const struct enf_kernel *ek, const char *path)
+{
+	char *text = read_file(path);
+
+	if (!text) {
+		result(false, "-", path, "cannot read");
+		return;
+	}
+	table_case(ek, path, text, getenv("CG_DEADLOG") != NULL);
+}
+
+/* tests/ipt/gen-ruleset N, spelled as iptblob wants it (explicit -m tcp,
+ * udp, icmp; no quotes); no state/conntrack rules for tc programs */
+static char *gen_ruleset(int n, bool ct)
+{
+	size_t cap = (size_t)n * 160 + 4096, len = 0;
+	char *t = malloc(cap);
+
+#define P(...) (len += (size_t)snprintf(t + len, cap - len, __VA_ARGS__))
+	if (!t)
+		return NULL;
+	P("*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n");
+	for (int c = 0; c < 50; c++)
+		P(":chain%d - [0:0]\n", c);
+	for (int i = 0; i < n; i++) {
+		int a = i % 250 + 1, b = i / 250 % 250 + 1;
+
+		switch (i % 10) {
+		case 0: P("-A INPUT -s 10.%d.%d.0/24 -p tcp -m tcp --dport %d -j chain%d\n", b, a, i % 60000 + 1, i % 50); break;
+		case 1: P("-A chain%d -p udp -m multiport --dports %d,%d:%d -j ACCEPT\n", i % 50, i % 1000 + 1, i % 1000 + 2000, i % 1000 + 3000); break;
+		case 2: P("-A chain%d -m iprange --src-range 172.16.%d.1-172.16.%d.200 -j RETURN\n", i % 50, a, a); break;
+		case 3: if (ct) P("-A FORWARD -i eth%d -o veth+ -m conntrack --ctstate NEW,ESTABLISHED -j chain%d\n", i % 4, i % 50); break;
+		case 4: P("-A OUTPUT -d 192.168.%d.%d -p icmp -m icmp --icmp-type %d -j DROP\n", b, a, i % 16); break;
+		case 5: if (ct) P("-A chain%d -m state --state RELATED -m comment --comment rule%d -j ACCEPT\n", i % 50, i); break;
+		case 6: P("-A INPUT ! -s 100.64.%d.%d -p tcp -m tcp --tcp-flags SYN,RST SYN --sport %d:%d -j DROP\n", b, a, i % 1000, i % 1000 + 100); break;
+		case 7: P("-A chain%d -f -j DROP\n", i % 50); break;
+		case 8: P("-A OUTPUT -p udp -m udp ! --dport %d -g chain%d\n", i % 65535 + 1, (i + 1) % 50); break;
+		case 9: P("-A INPUT -p tcp -m multiport ! --ports %d,%d -j ACCEPT\n", i % 100 + 1, i % 100 + 200); break;
+		}
+	}
+	P("COMMIT\n");
+#undef P
+	return t;
+}
+
+/* the gen-ruleset shape: small, every instruction visited; large, the
+ * load time (the helper's request timeout is 60 s) */
+static void genrules_case(const struct enf_kernel *ek, int n, bool dead)
+{
+	char name[64];
+	char *text;
+
+	snprintf(name, sizeof(name), "gen-ruleset %d", n);
+	if (filter && !strstr(name, filter))
+		return;
+	text = gen_ruleset(n, ek->mech == CG_NETFILTER && ek->have_btf);
+	if (!text) {
+		result(false, "-", name, "out of memory");
+		return;
+	}
+	table_case(ek, name, text, dead);
+}
+
 static void run_all(const struct enf_kernel *ek)
 {
+	if (getenv("CG_RULES_FILE")) {
+		file_case(ek, getenv("CG_RULES_FILE"));
+		return;
+	}
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		run_case(ek, &cases[i]);
 	if (getenv("CG_SCALE_N"))
 		scale_case(ek, "scale N linear", false, atoi(getenv("CG_SCALE_N")));
 	scale_case(ek, "scale 10000 linear", false, 10000);
 	scale_case(ek, "scale 10000 set-like", true, 10000);
+	genrules_case(ek, 300, true);
+	genrules_case(ek, 10000, false);
 }
 
 int main(int argc, char **argv)
