@@ -81,6 +81,9 @@ static int check_reply(const struct ebpf_exchange *x,
 		return -EPROTO;
 	if (!(h->flags & EBPF_F_STATE) && h->state_len)
 		return -EPROTO;
+	if (h->flags & ~(EBPF_F_REPLY | EBPF_F_STATE | EBPF_F_WANT_CONNTRACK |
+			 EBPF_F_CONNTRACK_UNUSED))
+		return -EPROTO;
 	if (h->len - h->state_len > x->max_data || h->state_len > x->max_state)
 		return -EMSGSIZE;
 	if (h->status > 0 && h->len)
@@ -94,6 +97,7 @@ static int do_exchange(struct socket *sock, struct ebpf_exchange *x)
 		.magic = EBPF_PROTO_MAGIC,
 		.version = EBPF_PROTO_VERSION,
 		.type = x->type,
+		.flags = x->flags,
 		.id = x->id,
 	};
 	struct kvec iov[4];
@@ -139,6 +143,7 @@ static int do_exchange(struct socket *sock, struct ebpf_exchange *x)
 	}
 
 	x->status = hdr.status;
+	x->reply_flags = hdr.flags;
 	x->data_len = len - hdr.state_len;
 	x->state_len = hdr.state_len;
 	if (x->state_len && x->data_len) {
@@ -181,6 +186,7 @@ int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x)
 	x->data = x->state = NULL;
 	x->data_len = x->state_len = 0;
 	x->status = 0;
+	x->reply_flags = 0;
 
 	INIT_WORK_ONSTACK(&w.work, exchange_workfn);
 	init_completion(&w.done);

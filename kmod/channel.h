@@ -12,6 +12,7 @@ struct socket;
 /**
  * struct ebpf_exchange - a request to send and the limits of its reply
  * @type:       enum ebpf_msg_type
+ * @flags:      request flags (EBPF_F_CONNTRACK_ON)
  * @id:         request id
  * @iov:        request payload pieces (up to 3)
  * @niov:       how many
@@ -21,6 +22,7 @@ struct socket;
  *
  * Filled in by ebpf_channel_exchange():
  * @status:     the helper's status
+ * @reply_flags: the reply's EBPF_F_* flags
  * @data:       kvmalloc'ed reply payload (excluding state), or NULL
  * @data_len:   its length
  * @state:      kvmalloc'ed state snapshot, or NULL
@@ -28,6 +30,7 @@ struct socket;
  */
 struct ebpf_exchange {
 	u16 type;
+	u16 flags;
 	u32 id;
 	struct kvec iov[3];
 	unsigned int niov;
@@ -36,6 +39,7 @@ struct ebpf_exchange {
 	size_t max_state;
 
 	s32 status;
+	u16 reply_flags;
 	void *data;
 	size_t data_len;
 	void *state;

@@ -20,6 +20,7 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 #include <linux/workqueue.h>
+#include <net/netfilter/nf_conntrack.h>
 #include <net/sock.h>
 
 #include "channel.h"
@@ -51,6 +52,7 @@ static struct {
 	size_t state_len;
 	void (*orig_state_change)(struct sock *sk);
 	struct work_struct death_work;
+	bool conntrack_held;		/* init_net's nf_ct_netns_get() */
 	char helper_version[32];
 	char mechanism[32];
 } sup = {
@@ -146,6 +148,57 @@ static void death_workfn(struct work_struct *work)
 	mutex_unlock(&sup.lock);
 }
 
+/*
+ * Enable connection tracking in the initial namespace, as ip_tables does
+ * when a rule needing it is checked: before the rule is live.
+ */
+static int conntrack_get_locked(void)
+{
+	int err;
+
+	if (sup.conntrack_held)
+		return 0;
+	err = nf_ct_netns_get(&init_net, NFPROTO_IPV4);
+	if (err) {
+		pr_err("cannot enable connection tracking (%d)\n", err);
+		return err;
+	}
+	sup.conntrack_held = true;
+	pr_info("connection tracking enabled for state/conntrack rules\n");
+	return 0;
+}
+
+static void conntrack_put_locked(void)
+{
+	if (!sup.conntrack_held)
+		return;
+	nf_ct_netns_put(&init_net, NFPROTO_IPV4);
+	sup.conntrack_held = false;
+	pr_info("connection tracking no longer needed by the rules\n");
+}
+
+/* One exchange; a reply asking for conntrack makes it a second one. */
+static int exchange_ct_locked(struct ebpf_exchange *x)
+{
+	int err;
+
+	x->flags = sup.conntrack_held ? EBPF_F_CONNTRACK_ON : 0;
+	err = ebpf_channel_exchange(sup.umd.chan, x);
+	if (!err && (x->reply_flags & EBPF_F_WANT_CONNTRACK) &&
+	    !sup.conntrack_held) {
+		ebpf_exchange_free(x);
+		err = conntrack_get_locked();
+		if (err)
+			return err;
+		x->id = ++sup.next_id;
+		x->flags = EBPF_F_CONNTRACK_ON;
+		err = ebpf_channel_exchange(sup.umd.chan, x);
+	}
+	if (!err && (x->reply_flags & EBPF_F_CONNTRACK_UNUSED))
+		conntrack_put_locked();
+	return err;
+}
+
 /* One exchange with the running helper; transport failures stop it. */
 static int exchange_locked(struct ebpf_exchange *x)
 {
@@ -153,7 +206,7 @@ static int exchange_locked(struct ebpf_exchange *x)
 	int err;
 
 	x->id = ++sup.next_id;
-	err = ebpf_channel_exchange(sup.umd.chan, x);
+	err = exchange_ct_locked(x);
 	if (!err)
 		return 0;
 	switch (err) {
@@ -234,13 +287,14 @@ static int restore_locked(void)
 {
 	struct ebpf_exchange x = {
 		.type = EBPF_MSG_RESTORE,
+		.id = ++sup.next_id,
 		.iov[0] = { .iov_base = sup.state, .iov_len = sup.state_len },
 		.niov = 1,
 		.timeout_ms = request_timeout_ms,
 	};
 	int err;
 
-	err = ebpf_channel_exchange(sup.umd.chan, &x);
+	err = exchange_ct_locked(&x);
 	if (!err && x.status)
 		err = x.status < 0 ? x.status : -EPROTO;
 	ebpf_exchange_free(&x);
@@ -386,6 +440,17 @@ void ebpf_sup_exit(void)
 	int code;
 
 	mutex_lock(&sup.lock);
+	/*
+	 * tc filters belong to the interfaces, not to the vault: only a
+	 * helper can remove them.  If it is dead, start one just for that.
+	 */
+	if (!(sup.umd.chan && ebpf_umd_running(&sup.umd)) &&
+	    !strcmp(sup.mechanism, "tc")) {
+		helper_gone_locked(NULL);
+		pr_info("starting a helper to remove the tc filters of the dead one\n");
+		if (start_locked())
+			pr_err("tc filters left in place: no helper could remove them\n");
+	}
 	if (sup.umd.chan && ebpf_umd_running(&sup.umd)) {
 		x.id = ++sup.next_id;
 		if (ebpf_channel_exchange(sup.umd.chan, &x))
@@ -399,7 +464,9 @@ void ebpf_sup_exit(void)
 		pr_err("helper (pid %d) could not be reaped\n", sup.pid);
 	mutex_unlock(&sup.lock);
 	cancel_work_sync(&sup.death_work);
+	/* The vault goes, and with it every program that read conntrack. */
 	ebpf_umd_unload_blob(&sup.umd);
+	conntrack_put_locked();
 	kvfree(sup.state);
 	sup.state = NULL;
 }

@@ -74,6 +74,13 @@ int channel_reply(const struct ebpf_msg_hdr *req, int status,
 		  const void *data, size_t len,
 		  const void *state, size_t state_len)
 {
+	return channel_reply_flags(req, status, 0, data, len, state, state_len);
+}
+
+int channel_reply_flags(const struct ebpf_msg_hdr *req, int status,
+			unsigned int flags, const void *data, size_t len,
+			const void *state, size_t state_len)
+{
 	struct ebpf_msg_hdr hdr;
 	struct iovec iov[3];
 
@@ -83,7 +90,7 @@ int channel_reply(const struct ebpf_msg_hdr *req, int status,
 	hdr.magic = EBPF_PROTO_MAGIC;
 	hdr.version = EBPF_PROTO_VERSION;
 	hdr.type = req->type;
-	hdr.flags = EBPF_F_REPLY | (state ? EBPF_F_STATE : 0);
+	hdr.flags = EBPF_F_REPLY | (state ? EBPF_F_STATE : 0) | flags;
 	hdr.id = req->id;
 	hdr.status = status;
 	hdr.len = len + state_len;

@@ -606,6 +606,14 @@ int enforce_init(char *mech, size_t mech_len)
 	return 0;
 }
 
+bool enforce_conntrack_on;
+static bool live_uses_ct;
+
+bool enforce_uses_conntrack(void)
+{
+	return live_uses_ct;
+}
+
 int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
 {
 	struct ir_table ir;
@@ -623,6 +631,12 @@ int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
 	r = ir_build(t, &ir, err, err_len);
 	if (r)
 		return r;
+	if (ir.uses_ct && !enforce_conntrack_on && S.ek.mech == CG_NETFILTER) {
+		/* As ip_tables: conntrack on before such a rule is live. */
+		ir_free(&ir);
+		snprintf(err, err_len, "connection tracking is not enabled yet");
+		return -ENFORCE_NEED_CONNTRACK;
+	}
 	ctr = enf_counters_create(ir.nrules);
 	if (ctr < 0) {
 		r = ctr;
@@ -660,6 +674,7 @@ int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
 		S.attached = true;
 	}
 	S.gen = idle;
+	live_uses_ct = ir.uses_ct;
 	xclose(&S.ctr_fd);
 	S.ctr_fd = ctr;
 	S.ctr_n = ir.nrules;

@@ -7,6 +7,7 @@
 #ifndef UMH_ENFORCE_H
 #define UMH_ENFORCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/netfilter/x_tables.h>
 
@@ -48,6 +49,17 @@ int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len);
 /* Add the packet/byte counts matched since the last commit, per entry in
  * blob order, to @c[0..n-1].  0 or -errno. */
 int enforce_read_counters(struct xt_counters *c, unsigned int n);
+
+/*
+ * Connection tracking (see EBPF_F_CONNTRACK_ON in proto.h): whether the
+ * module currently has it enabled, set by main.c from each request.  A
+ * table that needs it while it is off is not committed: enforce_commit()
+ * returns -ENFORCE_NEED_CONNTRACK and main.c asks the module for it.
+ */
+#define ENFORCE_NEED_CONNTRACK	4096
+extern bool enforce_conntrack_on;
+/* Do the rules in force use state/conntrack matches? */
+bool enforce_uses_conntrack(void);
 
 /* Remove every program, link, filter and map (module unload). */
 void enforce_shutdown(void);

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "ipt.h"
+#include "enforce.h"
 #include "ipt_table.h"
 #include "log.h"
 
@@ -208,6 +209,8 @@ int ipt_state_restore(const void *data, size_t len)
 out:
 	for (i = 0; i < n; i++)
 		parsed_free(&parsed[i]);
+	if (err == -ENFORCE_NEED_CONNTRACK)
+		return err;	/* asked again once conntrack is on */
 	if (err) {
 		/*
 		 * Serve and enforce what we show: the initial tables rather

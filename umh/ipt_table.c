@@ -92,6 +92,8 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 			goto fail;
 	}
 	err = enforce_commit(&v, why, sizeof(why));
+	if (err == -ENFORCE_NEED_CONNTRACK)
+		goto fail;	/* main.c asks the module, then we are asked again */
 	if (err) {
 		log_err("iptables: table %s not replaced: %s (%d)\n", t->name,
 			why[0] ? why : "the enforcement backend refused it",

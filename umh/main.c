@@ -95,6 +95,21 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 
 static struct buf reply, state;
 
+/* Conntrack bookkeeping for the module (see EBPF_F_CONNTRACK_ON). */
+static unsigned int conntrack_flags(void)
+{
+	if (enforce_conntrack_on && !enforce_uses_conntrack())
+		return EBPF_F_CONNTRACK_UNUSED;
+	return 0;
+}
+
+/* A commit that needs conntrack first: ask the module, change nothing. */
+static int ask_for_conntrack(const struct ebpf_msg_hdr *hdr)
+{
+	return channel_reply_flags(hdr, -EAGAIN, EBPF_F_WANT_CONNTRACK,
+				   NULL, 0, NULL, 0);
+}
+
 /* Answer one sockopt request; the state snapshot rides along on change. */
 static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 {
@@ -115,6 +130,8 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	else
 		status = ipt_sockopt_set(so->optname, data, so->in_len,
 					 &reply, &changed);
+	if (status == -ENFORCE_NEED_CONNTRACK)
+		return ask_for_conntrack(hdr);
 	if (status) {
 		buf_reset(&reply);
 		return channel_reply(hdr, status, NULL, 0, NULL, 0);
@@ -125,10 +142,12 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 		 * would lose it.  Say so; the next change retries.
 		 */
 		log_warn("could not save a state snapshot\n");
-		return channel_reply(hdr, 0, reply.data, reply.len, NULL, 0);
+		return channel_reply_flags(hdr, 0, conntrack_flags(),
+					   reply.data, reply.len, NULL, 0);
 	}
-	return channel_reply(hdr, 0, reply.data, reply.len,
-			     changed ? state.data : NULL, state.len);
+	return channel_reply_flags(hdr, 0, conntrack_flags(), reply.data,
+				   reply.len, changed ? state.data : NULL,
+				   state.len);
 }
 
 static int serve(void)
@@ -146,6 +165,7 @@ static int serve(void)
 			r = -EPROTO;
 			break;
 		}
+		enforce_conntrack_on = hdr.flags & EBPF_F_CONNTRACK_ON;
 		switch (hdr.type) {
 		case EBPF_MSG_HELLO:
 			r = handle_hello(&hdr, &in);
@@ -161,10 +181,15 @@ static int serve(void)
 			break;
 		case EBPF_MSG_RESTORE:
 			r = ipt_state_restore(in.data, in.len);
+			if (r == -ENFORCE_NEED_CONNTRACK) {
+				r = ask_for_conntrack(&hdr);
+				break;
+			}
 			if (r)
 				log_err("restoring the previous state failed: %s\n",
 					strerror(-r));
-			r = channel_reply(&hdr, r, NULL, 0, NULL, 0);
+			r = channel_reply_flags(&hdr, r, r ? 0 : conntrack_flags(),
+						NULL, 0, NULL, 0);
 			break;
 		case EBPF_MSG_PING:
 			r = channel_reply(&hdr, 0, NULL, 0, NULL, 0);

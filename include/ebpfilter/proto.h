@@ -67,6 +67,22 @@ enum ebpf_msg_type {
  */
 #define EBPF_F_STATE	0x0002
 
+/*
+ * Connection tracking.  ip_tables enables conntrack in a namespace only
+ * while a rule needs it (nf_ct_netns_get at rule check time, before the
+ * rule is live); the module does the same on the helper's behalf:
+ *  - kernel -> helper, on every request: EBPF_F_CONNTRACK_ON while the
+ *    module holds the initial namespace's conntrack reference;
+ *  - helper -> kernel: EBPF_F_WANT_CONNTRACK (status -EAGAIN, nothing
+ *    changed) when the request needs conntrack and it is not on: the
+ *    module takes the reference and sends the same request again;
+ *  - helper -> kernel: EBPF_F_CONNTRACK_UNUSED when the tables now in
+ *    force no longer need it: the module drops the reference.
+ */
+#define EBPF_F_CONNTRACK_ON	0x0004
+#define EBPF_F_WANT_CONNTRACK	0x0008
+#define EBPF_F_CONNTRACK_UNUSED	0x0010
+
 /**
  * struct ebpf_msg_hdr - header of every message on the channel
  * @magic:   EBPF_PROTO_MAGIC

@@ -64,7 +64,8 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   pid_task put_pid kill_pid __put_task_struct \
 	   nf_register_sockopt nf_unregister_sockopt ns_capable \
 	   proc_create_net_single remove_proc_entry \
-	   register_pernet_subsys unregister_pernet_subsys; do
+	   register_pernet_subsys unregister_pernet_subsys \
+	   nf_ct_netns_get nf_ct_netns_put; do
 	exported "$sym" || missing="$missing $sym"
 done
 if [ -n "$missing" ]; then
