@@ -69,18 +69,14 @@ static int save_table(const struct ipt_stored_table *t, struct buf *out)
 	c = buf_append_zero(out, t->blob.num_entries * sizeof(*c));
 	if (!c)
 		return -ENOMEM;
-	/* The buffer may not be aligned for struct xt_counters. */
-	if (t->blob.num_entries) {
-		struct xt_counters *tmp = calloc(t->blob.num_entries,
-						 sizeof(*tmp));
-
-		if (!tmp)
-			return -ENOMEM;
-		err = ipt_table_read_counters(t, tmp);
-		if (!err)
-			memcpy(c, tmp, t->blob.num_entries * sizeof(*tmp));
-		free(tmp);
-	}
+	/*
+	 * Only the base counters (ADD_COUNTERS): what the BPF programs counted
+	 * stays in their counter map, which outlives this helper in the
+	 * vault; a restarted helper adds it back (ipt_state_restore()), so
+	 * no packet counted between two snapshots is lost.
+	 */
+	if (t->blob.num_entries)
+		memcpy(c, t->base, t->blob.num_entries * sizeof(*c));
 	return err;
 }
 
@@ -203,9 +199,14 @@ int ipt_state_restore(const void *data, size_t len)
 		err = parse_table(d, len, &pos, &parsed[n]);
 	if (!err && pos != len)
 		err = -EINVAL;
-	for (i = 0; !err && i < n; i++)
-		err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
-				       parsed[i].base, NULL);
+	for (i = 0; !err && i < n; i++) {
+		/* The counts of the rules in force, adopted from the vault. */
+		err = enforce_read_counters(parsed[i].base,
+					    parsed[i].blob.num_entries);
+		if (!err)
+			err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
+					       parsed[i].base, NULL);
+	}
 out:
 	for (i = 0; i < n; i++)
 		parsed_free(&parsed[i]);
