@@ -2,10 +2,10 @@
 # state/conntrack rules see real connection-tracking state (6.12: netfilter
 # hooks).  As with ip_tables, conntrack is enabled only while a rule needs
 # it, and before that rule is live.  (6.1 refuses such rules:
-# ipt-ct-refusal.sh.)
+# ipt-refusals.sh.)
 . tests/guest/ipt-lib.sh
 if ! ebpf_has_ct; then
-	echo "SKIP-equivalent: tc hooks refuse state rules (ipt-ct-refusal.sh checks that)"
+	echo "SKIP-equivalent: tc hooks refuse state rules (ipt-refusals.sh checks that)"
 	exit 0
 fi
 use_ebpfilter

@@ -16,7 +16,7 @@ if [ ! -x "$bin" ]; then
 fi
 
 # Where ebpfilter refuses state/conntrack, both backends get tables
-# without them (ipt-ct-refusal.sh tests the refusal).
+# without them (ipt-refusals.sh tests the refusal).
 ebpf_has_ct || export IPT_BADBLOB_NO_CT=1
 
 run_badblob() {

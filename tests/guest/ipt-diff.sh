@@ -11,7 +11,7 @@ for s in ${IPT_SESSIONS:-tests/ipt/sessions/*.cmds}; do
 	ipt_drop_unenforceable <"$s" >"$IPT_OUT/$(basename "$s")"
 	sessions+=("$IPT_OUT/$(basename "$s")")
 done
-ebpf_has_ct || note "state/conntrack rules left out: refused on this kernel (ipt-ct-refusal.sh)"
+ebpf_has_ct || note "state/conntrack rules left out: refused on this kernel (ipt-refusals.sh)"
 tests/ipt/gen-ruleset 1000 | ipt_drop_unenforceable >"$IPT_OUT/big-1000.rules" || fail "gen-ruleset"
 tests/ipt/gen-ruleset 10000 | ipt_drop_unenforceable >"$IPT_OUT/big-10000.rules" || fail "gen-ruleset"
 export IPT_OUT

@@ -40,18 +40,19 @@ use_ebpfilter() {
 
 # Can ebpfilter enforce state/conntrack rules on this kernel?  Only with
 # netfilter BPF programs (6.12); on tc hooks (6.1) the helper refuses them
-# (README, "Differences from ip_tables"; pinned by ipt-ct-refusal.sh).
+# (README, "Differences from ip_tables"; pinned by ipt-refusals.sh).
 ebpf_has_ct() {
 	grep -q '^CONFIG_NETFILTER_BPF_LINK=y' "/boot/config-$KVER"
 }
 
-# Filter: drop state/conntrack rules where ebpfilter refuses them, so the
-# differential tests compare what both backends accept.
+# Filter: drop the rules ebpfilter refuses (--tcp-option everywhere,
+# state/conntrack on tc hooks), so the differential tests compare what
+# both backends accept; ipt-refusals.sh pins the refusals.
 ipt_drop_unenforceable() {
 	if ebpf_has_ct; then
-		cat
+		grep -v -- '--tcp-option'
 	else
-		grep -vE -- '-m (state|conntrack)'
+		grep -vE -- '-m (state|conntrack)|--tcp-option'
 	fi
 }
 

@@ -1,5 +1,5 @@
 #!/bin/bash
-# state/conntrack rules: enforced where the kernel gives BPF programs the
+# Rules ebpfilter refuses, pinned.  state/conntrack rules: enforced where the kernel gives BPF programs the
 # connection-tracking state (netfilter BPF programs, 6.12); refused with a
 # clear message, and nothing changed, where it does not (tc hooks, 6.1:
 # at tc ingress conntrack has not run yet, so NEW and INVALID cannot be
@@ -21,6 +21,10 @@ for rule in "-m state --state NEW" "-m conntrack --ctstate ESTABLISHED,RELATED" 
 		echo "$out" | grep -q "Operation not supported" || fail "unexpected error: $out"
 	fi
 done
+# --tcp-option is not enforced by the code generator: refused everywhere.
+out=$($IPT -A INPUT -p tcp --tcp-option 2 -j DROP 2>&1) && fail "--tcp-option accepted"
+echo "refused: --tcp-option: $out"
+echo "$out" | grep -q "Operation not supported" || fail "unexpected error: $out"
 [ "$($IPT -S)" = "$before" ] || fail "table changed"
 if ! ebpf_has_ct; then
 	dmesg_since_mark | grep "ebpfilter-umh" | head -n 3
