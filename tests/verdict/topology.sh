@@ -35,11 +35,15 @@ topo_setup() {
 	topo_ns_link b fwb 10.0.3.1 10.0.3.2 10.0.3.77 || return 1
 	sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv4.ip_forward=1
 	# no retransmitted SYN/ACKs after a probe gave up: fixed packet counts
+	# ephemeral ports clear of the port ranges the rule sets match
+	# (20000-49999), so only the probes meant to match them do
 	for ns in c a b; do
 		ip netns exec $ns sysctl -qw net.ipv4.tcp_synack_retries=0 \
-			net.ipv4.tcp_syn_retries=1
+			net.ipv4.tcp_syn_retries=1 \
+			net.ipv4.ip_local_port_range="50000 60999"
 	done
-	sysctl -qw net.ipv4.tcp_synack_retries=0 net.ipv4.tcp_syn_retries=1
+	sysctl -qw net.ipv4.tcp_synack_retries=0 net.ipv4.tcp_syn_retries=1 \
+		net.ipv4.ip_local_port_range="50000 60999"
 }
 
 # Listeners (vprobe serve) in every namespace; pids in TOPO_SERVERS.
