@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-2.0
 # Helpers for guest tests of ebpfilter.ko; sourced by tests/guest/*.sh,
 # which run as root inside a QEMU guest (tests/vm/run-guest), never on the
-# build machine's own kernel.
+# build machine's own kernel.  fail, note, dmesg_mark, dmesg_since_mark
+# and wait_for come from the harness's tests/vm/lib.sh.
 set -u
+. tests/vm/lib.sh
 
 KVER=$(uname -r)
 # The module under test: what `make` (and DKMS) built for this kernel.
@@ -10,15 +12,6 @@ EBPF_KO=${EBPF_KO:-build/kmod/$KVER/ebpfilter.ko}
 # The same module carrying a helper built with EBPF_TEST_BAD_HELLO.
 EBPF_KO_BADHELLO=${EBPF_KO_BADHELLO:-build/kmod-badhello/$KVER/ebpfilter.ko}
 SOCKOPT_REQ=${SOCKOPT_REQ:-build/tests/sockopt-req}
-
-fail() {
-	echo "FAIL: $*" >&2
-	exit 1
-}
-
-note() {
-	echo "--- $*"
-}
 
 # Install the module under test where modprobe finds it (the guest's root
 # is a throwaway overlay).
@@ -52,27 +45,6 @@ unix_sockets() {
 
 shmem_kb() {
 	awk '/^Shmem:/ { print $2 }' /proc/meminfo
-}
-
-# Mark the kernel log so a test can read only what it caused.
-dmesg_mark() {
-	DMESG_MARK="ebpfilter-test-mark-$$-$RANDOM"
-	echo "$DMESG_MARK" > /dev/kmsg
-}
-
-dmesg_since_mark() {
-	dmesg | sed -n "/$DMESG_MARK/,\$p" | sed 1d
-}
-
-# wait_for SECONDS COMMAND...: poll until COMMAND succeeds.
-wait_for() {
-	local limit=$(($1 * 10)) i=0
-	shift
-	until "$@"; do
-		i=$((i + 1))
-		[ $i -ge $limit ] && return 1
-		sleep 0.1
-	done
 }
 
 dmesg_has() {
