@@ -13,6 +13,7 @@ struct enf_kernel {
 	enum cg_mech mech;
 	bool have_btf;		/* cg_kernel below is filled in */
 	struct cg_kernel k;
+	bool no_classify;	/* tests: compile runs as linear code */
 };
 
 /* Which mechanism the running kernel supports (a NETFILTER program load

@@ -78,6 +78,7 @@
 #include <linux/pkt_cls.h>
 
 #include "bpf_insn.h"
+#include "classify.h"
 #include "codegen.h"
 
 /* packet-info layout (offsets from pi's base) */
@@ -106,7 +107,13 @@ enum {
 	PI_L4LEN = 184,
 	PI_FRAGOFF = 192,
 	PI_ZERO = 200,	/* always 0, but unknown to the verifier (see below) */
-	PI_SIZE = 208,
+	PI_PL4 = 208,	/* classifier: proto | l4state << 8 (classify.h) */
+	PI_PORTS = 216,	/* classifier: sport << 16 | dport if l4state 1 */
+	PI_SIZE = 224,
+	/* a classifier group's lookup key (48 bytes): beyond pi, over the
+	 * prologue's scratch space (FP_TMP2 .. FP_BUF), dead by then; the
+	 * stack is tight: main + 7 frames must fit in 512 bytes */
+	PI_KEY = 224,
 };
 
 /* main's stack */
@@ -114,7 +121,7 @@ enum {
 #define FP_BUF		(-48)	/* 32-byte header buffer */
 #define FP_TMP		(-56)
 #define FP_TMP2		(-64)
-#define PI_BASE		(-272)	/* pi: fp-272 .. fp-64 */
+#define PI_BASE		(-288)	/* pi: fp-288 .. fp-64 */
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */
@@ -130,6 +137,14 @@ enum {
 #define R8 BPF_REG_8
 #define R9 BPF_REG_9
 #define FP BPF_REG_10
+
+/* What the rules reachable from a hook test: the prologue extracts only
+ * that (the cost of a hook with no rules is the cost of its prologue). */
+struct cg_needs {
+	bool cond;	/* some rule has a condition at all */
+	bool names;	/* interface names */
+	bool l4;	/* transport header fields */
+};
 
 struct fixup {
 	size_t at;
@@ -150,6 +165,8 @@ struct cg {
 	unsigned int *queue, nqueue, qhead;
 	/* call graph, for the depth check */
 	unsigned int *edges_from, *edges_to, nedges, capedges;
+	unsigned int cls_checked;	/* rules below: no classified run */
+	struct cg_needs needs;		/* of the hook being compiled */
 	char *err;
 	size_t err_len;
 	int rc;
@@ -693,6 +710,22 @@ static bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r)
 
 /* ----- set-like runs ------------------------------------------------- */
 
+/* The program's map list takes @fd (closed once the program is loaded:
+ * the program holds the map).  Nonzero on failure (@fd closed). */
+static int own_map(struct cg *c, int fd)
+{
+	int *nm = realloc(c->p->map_fds, (c->p->nmaps + 1) * sizeof(*nm));
+
+	if (!nm) {
+		close(fd);
+		cg_fail(c, -ENOMEM, "out of memory");
+		return -1;
+	}
+	c->p->map_fds = nm;
+	nm[c->p->nmaps++] = fd;
+	return 0;
+}
+
 static const struct ir_match *single_l4(const struct ir_rule *r)
 {
 	unsigned int i;
@@ -818,18 +851,8 @@ static void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 		cg_fail(c, -errno, "creating a set map: %s", strerror(errno));
 		return;
 	}
-	{
-		int *nm = realloc(c->p->map_fds,
-				  (c->p->nmaps + 1) * sizeof(*nm));
-
-		if (!nm) {
-			close(fd);
-			cg_fail(c, -ENOMEM, "out of memory");
-			return;
-		}
-		c->p->map_fds = nm;
-		nm[c->p->nmaps++] = fd;
-	}
+	if (own_map(c, fd))
+		return;
 	/* fill in reverse so the first rule (lowest index) wins duplicates */
 	for (j = len; j-- > 0;) {
 		__u32 key = set_key(&c->ir->rules[i + j], f);
@@ -883,6 +906,107 @@ static void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	place(c, next);
 }
 
+/* ----- classified runs (tuple space, classify.h) ---------------------- */
+
+static int cls_slot(enum cls_field f)
+{
+	switch (f) {
+	case CLS_IN0:
+		return PI_IN;
+	case CLS_IN1:
+		return PI_IN + 8;
+	case CLS_OUT0:
+		return PI_OUT;
+	case CLS_OUT1:
+		return PI_OUT + 8;
+	case CLS_SADDR:
+		return PI_SADDR;
+	case CLS_DADDR:
+		return PI_DADDR;
+	case CLS_PL4:
+		return PI_PL4;
+	default:
+		return PI_PORTS;
+	}
+}
+
+/*
+ * A run of rules as one hash lookup per group; r9 keeps the smallest value
+ * found (rule index << 2 | hotdrop << 1 | accept), starting at ~0 made
+ * opaque (from pi.zero: a constant would let the verifier decide the final
+ * test on the no-match path).  Then: nothing found -> next rule; hotdrop ->
+ * DROP uncounted; else count the rule, return its verdict.
+ */
+static void emit_cls_run(struct cg *c, struct cls_run *run)
+{
+	int next = new_label(c), hotdrop = new_label(c);
+	unsigned int g, k;
+	int r = cls_build_maps(c->ir, run, c->err, c->err_len);
+
+	if (r) {
+		if (!c->rc)
+			c->rc = r;	/* the reason is in c->err */
+		return;
+	}
+	for (g = 0; g < run->ngroups; g++) {
+		int fd = run->g[g].map_fd;
+
+		run->g[g].map_fd = -1;
+		if (own_map(c, fd)) {
+			cls_close_maps(run);
+			return;
+		}
+	}
+	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
+	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
+	for (g = 0; g < run->ngroups; g++) {
+		const struct cls_group *gr = &run->g[g];
+		int skip = new_label(c);
+		int off = PI_KEY;
+
+		for (k = 0; k < gr->nwords; k++) {
+			const struct cls_word *w = &gr->w[k];
+
+			if (w->size == 8) {
+				EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, cls_slot(w->field)));
+				if (w->mask != ~0ULL) {
+					emit_ld64(c, R3, w->mask);
+					EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+				}
+				EM(c, BPF_STX_MEM(BPF_DW, R6, R2, off));
+			} else {
+				EM(c, BPF_LDX_MEM(BPF_W, R2, R6, cls_slot(w->field)));
+				if (w->mask != 0xffffffffULL)
+					EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)w->mask));
+				EM(c, BPF_STX_MEM(BPF_W, R6, R2, off));
+			}
+			off += w->size;
+		}
+		emit_ld_map(c, R1, c->p->map_fds[c->p->nmaps - run->ngroups + g]);
+		EM(c, BPF_MOV64_REG(R2, R6));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
+		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		jmp_imm(c, BPF_JEQ, R0, 0, skip);
+		EM(c, BPF_LDX_MEM(BPF_W, R1, R0, 0));
+		add_fix(c, skip, false);
+		EM(c, BPF_JMP_REG(BPF_JGE, R1, R9, 0));
+		EM(c, BPF_MOV64_REG(R9, R1));
+		place(c, skip);
+	}
+	jmp_imm(c, BPF_JEQ, R9, -1, next);
+	jmp_imm(c, BPF_JSET, R9, CLS_V_HOTDROP, hotdrop);
+	EM(c, BPF_MOV64_REG(R2, R9));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 2));
+	emit_count_reg(c);
+	EM(c, BPF_MOV64_REG(R0, R9));
+	EM(c, BPF_ALU64_IMM(BPF_AND, R0, CLS_V_ACCEPT));
+	EM(c, BPF_EXIT_INSN());
+	place(c, hotdrop);
+	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+	EM(c, BPF_EXIT_INSN());
+	place(c, next);
+}
+
 /* ----- functions ------------------------------------------------------ */
 
 static void emit_function(struct cg *c, unsigned int start)
@@ -901,6 +1025,20 @@ static void emit_function(struct cg *c, unsigned int start)
 			call_func(c, start, i);	/* fall into the next one */
 			EM(c, BPF_EXIT_INSN());
 			return;
+		}
+		if (!c->o->no_classify && i >= c->cls_checked) {
+			struct cls_run run;
+
+			len = cls_scan(ir, i, &run);
+			if (cls_worth(&run)) {
+				emit_cls_run(c, &run);
+				i += len - 1;
+				continue;
+			}
+			/* not worth it; its suffixes are rarely better (fewer
+			 * rules per group), and rescanning from each rule
+			 * would cost O(n^2) */
+			c->cls_checked = i + (len ? len : 1);
 		}
 		if (!r->always && (r->verdict == IRV_ACCEPT ||
 				   r->verdict == IRV_DROP ||
@@ -1009,9 +1147,115 @@ static void compute_flags(struct cg *c)
 	}
 }
 
+/* PI_PL4 and PI_PORTS, the classifier's view of the transport header
+ * (classify.h): l4state from the tcp (20 bytes) or udp (8 bytes) flags. */
+static void compute_cls_fields(struct cg *c)
+{
+	int udp = new_label(c), have = new_label(c), store = new_label(c);
+
+	EM(c, BPF_MOV64_IMM(R3, 0));	/* l4state */
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_PROTO));
+	jmp_imm(c, BPF_JNE, R2, 6, udp);
+	EM(c, BPF_LDX_MEM(BPF_DW, R4, FP, PI_BASE + PI_BAD20));
+	EM(c, BPF_LDX_MEM(BPF_DW, R5, FP, PI_BASE + PI_HD20));
+	jmp_a(c, have);
+	place(c, udp);
+	jmp_imm(c, BPF_JNE, R2, 17, store);
+	EM(c, BPF_LDX_MEM(BPF_DW, R4, FP, PI_BASE + PI_BAD8));
+	EM(c, BPF_LDX_MEM(BPF_DW, R5, FP, PI_BASE + PI_HD8));
+	place(c, have);
+	/* l4state = 1 - bad + 2 * hotdrop (hotdrop implies bad) */
+	EM(c, BPF_MOV64_IMM(R3, 1));
+	EM(c, BPF_ALU64_REG(BPF_SUB, R3, R4));
+	EM(c, BPF_ALU64_REG(BPF_ADD, R3, R5));
+	EM(c, BPF_ALU64_REG(BPF_ADD, R3, R5));
+	place(c, store);
+	EM(c, BPF_MOV64_REG(R4, R3));
+	EM(c, BPF_ALU64_IMM(BPF_LSH, R4, 8));
+	EM(c, BPF_ALU64_REG(BPF_OR, R4, R2));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R4, PI_BASE + PI_PL4));
+	/* ports, or 0 unless l4state is 1 */
+	EM(c, BPF_LDX_MEM(BPF_DW, R4, FP, PI_BASE + PI_SPORT));
+	EM(c, BPF_ALU64_IMM(BPF_LSH, R4, 16));
+	EM(c, BPF_LDX_MEM(BPF_DW, R5, FP, PI_BASE + PI_DPORT));
+	EM(c, BPF_ALU64_REG(BPF_OR, R4, R5));
+	EM(c, BPF_ALU64_IMM(BPF_AND, R3, 1));
+	EM(c, BPF_NEG64(R3));
+	EM(c, BPF_ALU64_REG(BPF_AND, R4, R3));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R4, PI_BASE + PI_PORTS));
+}
+
 static void call_kfunc(struct cg *c, int id)
 {
 	EM(c, BPF_CALL_KFUNC(id));
+}
+
+static void needs_of_rule(struct cg_needs *n, const struct ir_rule *r)
+{
+	static const unsigned char zero[IFNAMSIZ];
+	unsigned int i;
+
+	if (r->always)
+		return;
+	n->cond = true;
+	if (memcmp(r->ip.iniface_mask, zero, IFNAMSIZ) ||
+	    memcmp(r->ip.outiface_mask, zero, IFNAMSIZ) ||
+	    (r->ip.invflags & (IPT_INV_VIA_IN | IPT_INV_VIA_OUT)))
+		n->names = true;
+	for (i = 0; i < r->nmatch; i++)
+		if (r->m[i].kind == IRM_TCP || r->m[i].kind == IRM_UDP ||
+		    r->m[i].kind == IRM_ICMP || r->m[i].kind == IRM_MPORT)
+			n->l4 = true;
+}
+
+/* c->needs: what the rules reachable from @entry and @under test (the
+ * functions codegen will emit, found the same way). */
+static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
+{
+	const struct ir_table *ir = c->ir;
+	bool *seen = calloc(ir->nrules, sizeof(bool));
+	unsigned int *q = malloc(ir->nrules * sizeof(unsigned int));
+	unsigned int n = 0, h = 0, i;
+
+	memset(&c->needs, 0, sizeof(c->needs));
+	if (!seen || !q) {	/* extract everything */
+		c->needs.cond = c->needs.names = c->needs.l4 = true;
+		goto out;
+	}
+	seen[entry] = true;
+	q[n++] = entry;
+	if (!seen[under]) {
+		seen[under] = true;
+		q[n++] = under;
+	}
+	while (h < n) {
+		unsigned int start = q[h++];
+
+		for (i = start; i < ir->nrules; i++) {
+			const struct ir_rule *r = &ir->rules[i];
+			unsigned int t = r->target;
+
+			if (i != start && r->func_start) {
+				t = i;
+				if (!seen[t]) {
+					seen[t] = true;
+					q[n++] = t;
+				}
+				break;
+			}
+			needs_of_rule(&c->needs, r);
+			if ((r->verdict == IRV_JUMP || r->verdict == IRV_GOTO) &&
+			    t < ir->nrules && !seen[t]) {
+				seen[t] = true;
+				q[n++] = t;
+			}
+			if (r->always && verdict_terminal(r->verdict))
+				break;
+		}
+	}
+out:
+	free(seen);
+	free(q);
 }
 
 /* NETFILTER: r1 = struct bpf_nf_ctx { state; skb; } */
@@ -1024,6 +1268,18 @@ static void prologue_nf(struct cg *c, int drop_exit)
 
 	EM(c, BPF_LDX_MEM(BPF_DW, R6, R1, 0));	/* state */
 	EM(c, BPF_LDX_MEM(BPF_DW, R7, R1, 8));	/* skb */
+	if (!c->needs.cond) {
+		/* no rule tests anything: the counters need the length;
+		 * pi.zero = -(len >> 31), 0 (an skb is < 2 GiB) but, as
+		 * 0 or ~0, no range the verifier can use (see "no dead
+		 * code") */
+		EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
+		EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
+		EM(c, BPF_NEG64(R2));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
+		return;
+	}
 	zero_pi(c);
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
@@ -1050,9 +1306,11 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	EM(c, BPF_MOV64_IMM(R9, 0));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_L4LEN));
 
-	EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-	jmp_imm(c, BPF_JNE, R2, 0, l4_done);
-	for (s = 0; s < 3; s++) {
+	if (c->needs.l4) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+	}
+	for (s = 0; s < 3 && c->needs.l4; s++) {
 		int miss = s == 0 ? try8 : s == 1 ? try4 : l4_done;
 
 		if (s == 1)
@@ -1074,18 +1332,22 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	}
 	place(c, l4_done);
 	compute_flags(c);
+	compute_cls_fields(c);
 
-	/* device names: 16 raw bytes of dev->name, zeros without a device */
-	for (s = 0; s < 2; s++) {
+	/* device names: 16 raw bytes of dev->name, zeros without a device;
+	 * plain loads through the BTF pointers (the verifier allows 8-byte
+	 * reads inside a char array; a helper call per name cost more than
+	 * all the rest of a small program) */
+	for (s = 0; s < 2 && c->needs.names; s++) {
+		int slot = PI_BASE + (s ? PI_OUT : PI_IN);
+
 		EM(c, BPF_LDX_MEM(BPF_DW, R3, R6,
 				  s ? k->off_state_out : k->off_state_in));
-		EM(c, BPF_JMP_IMM(BPF_JEQ, R3, 0, k->off_dev_name ? 5 : 4));
-		if (k->off_dev_name)
-			EM(c, BPF_ALU64_IMM(BPF_ADD, R3, k->off_dev_name));
-		EM(c, BPF_MOV64_REG(R1, FP));
-		EM(c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE + (s ? PI_OUT : PI_IN)));
-		EM(c, BPF_MOV64_IMM(R2, 16));
-		EM(c, BPF_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+		EM(c, BPF_JMP_IMM(BPF_JEQ, R3, 0, 4));
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot));
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name + 8));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot + 8));
 	}
 
 	if (c->ir->uses_ct) {
@@ -1164,6 +1426,12 @@ static void prologue_tc(struct cg *c, int pass_exit)
 
 	EM(c, BPF_MOV64_REG(R6, R1));
 	zero_pi(c);
+	if (!c->needs.cond) {	/* no opaque copy of pi: see prologue_nf */
+		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, len)));
+		EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
+		EM(c, BPF_NEG64(R2));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
+	}
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, protocol)));
 	jmp_imm(c, BPF_JNE, R2, htons(0x0800), pass_exit);
 
@@ -1212,9 +1480,11 @@ static void prologue_tc(struct cg *c, int pass_exit)
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R7, PI_BASE + PI_L4LEN));
 	EM(c, BPF_ALU64_REG(BPF_ADD, R8, R9));	/* r8 = l2len + thoff */
 
-	EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-	jmp_imm(c, BPF_JNE, R2, 0, l4_done);
-	for (s = 0; s < 3; s++) {
+	if (c->needs.l4) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+	}
+	for (s = 0; s < 3 && c->needs.l4; s++) {
 		int miss = s == 0 ? try8 : s == 1 ? try4 : l4_done;
 
 		if (s == 1)
@@ -1236,7 +1506,10 @@ static void prologue_tc(struct cg *c, int pass_exit)
 			jmp_a(c, l4_done);
 	}
 	place(c, l4_done);
-	compute_flags(c);
+	if (c->needs.cond) {
+		compute_flags(c);
+		compute_cls_fields(c);
+	}
 }
 
 /* ----- driver ----------------------------------------------------------- */
@@ -1334,6 +1607,7 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	drop_exit = new_label(&c);
 	pass_exit = new_label(&c);
 	ret_label = new_label(&c);
+	scan_needs(&c, entry, under);
 	if (o->mech == CG_NETFILTER)
 		prologue_nf(&c, drop_exit);
 	else
@@ -1346,11 +1620,13 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	 * constants, and every rule is verified once per prologue path (with
 	 * precision backtracking): 3-5x the work, 10,000 rules did not load.
 	 */
-	EM(&c, BPF_MOV64_REG(R1, FP));
-	EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
-	EM(&c, BPF_MOV64_IMM(R2, PI_SIZE));
-	EM(&c, BPF_MOV64_REG(R3, R1));
-	EM(&c, BPF_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	if (c.needs.cond) {
+		EM(&c, BPF_MOV64_REG(R1, FP));
+		EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
+		EM(&c, BPF_MOV64_IMM(R2, PI_SIZE));
+		EM(&c, BPF_MOV64_REG(R3, R1));
+		EM(&c, BPF_CALL_HELPER(BPF_FUNC_probe_read_kernel));
+	}
 	EM(&c, BPF_MOV64_IMM(R6, 0));
 	EM(&c, BPF_MOV64_IMM(R7, 0));
 	EM(&c, BPF_MOV64_IMM(R8, 0));

@@ -34,6 +34,7 @@ struct cg_opts {
 	int counters_fd;	/* array[1], value: struct cg_counter[nrules] */
 	int ifinfo_fd;		/* TC: hash ifindex -> struct cg_ifinfo */
 	const struct cg_kernel *k;	/* NETFILTER */
+	bool no_classify;	/* tests: linear code only, no classified runs */
 };
 
 /* TC: what the helper tells the programs about each interface. */

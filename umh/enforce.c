@@ -275,6 +275,7 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 	struct cg_opts o = {
 		.mech = ek->mech, .hook = hook, .counters_fd = counters_fd,
 		.ifinfo_fd = ifinfo_fd, .k = ek->have_btf ? &ek->k : NULL,
+		.no_classify = ek->no_classify,
 	};
 	struct cg_prog p;
 	int r;

@@ -801,6 +801,208 @@ static void genrules_case(const struct enf_kernel *ek, int n, bool dead)
 	table_case(ek, name, text, dead);
 }
 
+/* ---- classified runs vs linear code ------------------------------------ */
+
+static unsigned long long rng_state;
+
+static unsigned int rnd(unsigned int n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned int)(rng_state % n);
+}
+
+#define PICK(a) (a[rnd(sizeof(a) / sizeof(a[0]))])
+
+/* A random INPUT chain, mostly rules a classified run can hold, with values
+ * from small pools so that packets match some of them. */
+static char *random_rules(bool tc)
+{
+	static const char *const src[] = { "", "", "-s 10.0.0.1 ", "-s 10.0.0.2 ",
+		"-s 10.0.1.0/24 ", "-s 10.0.0.0/16 " };
+	static const char *const dst[] = { "", "", "", "-d 10.1.0.1 ",
+		"-d 10.1.0.0/24 " };
+	static const char *const ifc_tc[] = { "", "", "", "-i eth0 ", "-i eth1 ",
+		"-i eth+ " };
+	static const char *const ifc_nf[] = { "", "", "", "-o lo ", "-o l+ ",
+		"-o eth0 " };
+	static const char *const l4[] = { "", "", "-p tcp ", "-p udp ", "-p icmp ",
+		"-p tcp -m tcp --dport 22 ", "-p udp -m udp --dport 53 ",
+		"-p udp -m udp --sport 53 --dport 53 ", "-p tcp -m tcp --sport 1000 ",
+		"-p tcp -m tcp --dport 0:65535 ", "-p udp -m udp --dport 80 " };
+	static const char *const odd[] = { "-p tcp -m tcp --dport 20:30 ",
+		"-p tcp -m tcp --syn ", "! -s 10.0.0.1 ", "-f ", "-p udp -m udp ! --dport 53 " };
+	static const char *const verdict[] = { "-j ACCEPT", "-j DROP", "-j DROP" };
+	size_t cap = 64 * 1024, len = 0;
+	char *t = malloc(cap);
+	int n = 40 + (int)rnd(160), i;
+
+	if (!t)
+		return NULL;
+	/* each set draws from two choices per field: few layouts (groups),
+	 * as in real rule sets, else no run would be worth classifying */
+	const char *cs[2] = { PICK(src), PICK(src) }, *cd[2] = { PICK(dst), PICK(dst) };
+	const char *ci[2] = { tc ? PICK(ifc_tc) : PICK(ifc_nf), tc ? PICK(ifc_tc) : PICK(ifc_nf) };
+	const char *cl[2] = { PICK(l4), PICK(l4) };
+
+	len += (size_t)snprintf(t, cap, "*filter\n:INPUT %s\n:U -\n",
+				rnd(2) ? "ACCEPT" : "DROP");
+	for (i = 0; i < n; i++) {
+		const char *v = PICK(verdict);
+		const char *o = "";
+
+		if (rnd(25) == 0)
+			o = PICK(odd);
+		if (rnd(40) == 0)
+			v = "";		/* counting only */
+		else if (rnd(40) == 0)
+			v = "-j U";
+		len += (size_t)snprintf(t + len, cap - len, "-A INPUT %s%s%s%s%s%s\n",
+					cs[rnd(2)], cd[rnd(2)], ci[rnd(2)],
+					o, o[0] == '-' && o[1] == 'p' ? "" : cl[rnd(2)], v);
+	}
+	len += (size_t)snprintf(t + len, cap - len,
+				"-A U -s 10.0.0.2 -j ACCEPT\n-A U -p udp -j DROP\nCOMMIT\n");
+	return t;
+}
+
+static void random_pkt(struct pkt *p)
+{
+	static const char *const proto[] = { "tcp", "tcp", "udp", "udp", "icmp" };
+	static const char *const src[] = { "10.0.0.1", "10.0.0.2", "10.0.1.5",
+		"10.0.9.9", "11.0.0.1" };
+	static const char *const dst[] = { "10.1.0.1", "10.1.0.7", "10.2.0.1" };
+	static const int sport[] = { 1000, 53, 22, 5555 };
+	static const int dport[] = { 22, 53, 80, 25 };
+	static const char *const ifn[] = { "eth0", "eth1", "eth12", "lo" };
+	static const char *const flags[] = { "S", "A", "SA" };
+
+	memset(p, 0, sizeof(*p));
+	p->proto = PICK(proto);
+	p->src = PICK(src);
+	p->dst = PICK(dst);
+	p->sport = PICK(sport);
+	p->dport = PICK(dport);
+	p->flags = PICK(flags);
+	p->in = PICK(ifn);
+	switch (rnd(12)) {
+	case 0:
+		p->l4bytes = 4 + (int)rnd(12);	/* truncated header */
+		break;
+	case 1:
+		p->fragoff = 1;
+		break;
+	case 2:
+		p->fragoff = 5;
+		break;
+	}
+}
+
+/* load @text with and without classified runs */
+static int load_pair(const struct enf_kernel *ek, const char *text, struct iptblob *b,
+		     struct ir_table *ir, int fd[2], int ctr[2], unsigned int ninsn[2],
+		     char *err, size_t errlen)
+{
+	struct ipt_table_view v;
+	struct enf_kernel k2 = *ek;
+
+	if (iptblob_build(text, b, err, errlen))
+		return -EINVAL;
+	iptblob_view(b, &v);
+	if (ir_build(&v, ir, err, errlen)) {
+		iptblob_free(b);
+		return -EINVAL;
+	}
+	for (int m = 0; m < 2; m++) {
+		struct bpf_prog_info info;
+		__u32 il = sizeof(info);
+
+		k2.no_classify = m == 1;
+		ctr[m] = enf_counters_create(ir->nrules);
+		if (enf_load_hook(ir, &k2, CG_INPUT, ctr[m], ifinfo_fd, &fd[m], err, errlen))
+			return -EINVAL;
+		memset(&info, 0, sizeof(info));
+		bpf_prog_get_info_by_fd(fd[m], &info, &il);
+		ninsn[m] = info.xlated_prog_len / 8;
+	}
+	return 0;
+}
+
+static void classify_diff(const struct enf_kernel *ek, int nsets, int npkts)
+{
+	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	unsigned long long seed = getenv("CG_SEED") ? strtoull(getenv("CG_SEED"), NULL, 0)
+						   : 0x5eed1234ULL;
+	int mismatches = 0, sets = 0, shrunk = 0;
+	char name[64], err[256] = "";
+
+	snprintf(name, sizeof(name), "classify-diff %d sets x %d packets", nsets, npkts);
+	if (filter && !strstr(name, filter))
+		return;
+	rng_state = seed + (ek->mech == CG_TC);
+	for (int s = 0; s < nsets && !mismatches; s++) {
+		char *text = random_rules(ek->mech == CG_TC);
+		struct iptblob b;
+		struct ir_table ir;
+		int fd[2] = { -1, -1 }, ctr[2] = { -1, -1 };
+		unsigned int ninsn[2] = { 0, 0 }, iplen;
+
+		if (!text || load_pair(ek, text, &b, &ir, fd, ctr, ninsn, err, sizeof(err))) {
+			result(false, mech, name, "set %d: %s\n%s", s, err, text ? text : "");
+			free(text);
+			return;
+		}
+		sets++;
+		shrunk += ninsn[0] < ninsn[1];
+		for (int i = 0; i < npkts && !mismatches; i++) {
+			struct pkt p;
+			int v[2];
+
+			random_pkt(&p);
+			for (int m = 0; m < 2; m++)
+				v[m] = run_pkt(ek, fd[m], CG_INPUT, &p, &iplen);
+			if (v[0] != v[1]) {
+				mismatches++;
+				result(false, mech, name,
+				       "set %d packet %d (%s %s:%d -> %s:%d in %s l4bytes %d fragoff %d): classified %d, linear %d\n%s",
+				       s, i, p.proto, p.src, p.sport, p.dst, p.dport, p.in,
+				       p.l4bytes, p.fragoff, v[0], v[1], text);
+			}
+		}
+		if (!mismatches) {
+			struct xt_counters *c0 = calloc(ir.nrules, sizeof(*c0));
+			struct xt_counters *c1 = calloc(ir.nrules, sizeof(*c1));
+
+			enf_counters_add(ctr[0], c0, ir.nrules);
+			enf_counters_add(ctr[1], c1, ir.nrules);
+			for (unsigned int e = 0; e < ir.nrules && !mismatches; e++)
+				if (c0[e].pcnt != c1[e].pcnt || c0[e].bcnt != c1[e].bcnt) {
+					mismatches++;
+					result(false, mech, name,
+					       "set %d: counters of entry %u: classified %llu/%llu, linear %llu/%llu\n%s",
+					       s, e, (unsigned long long)c0[e].pcnt,
+					       (unsigned long long)c0[e].bcnt,
+					       (unsigned long long)c1[e].pcnt,
+					       (unsigned long long)c1[e].bcnt, text);
+				}
+			free(c0);
+			free(c1);
+		}
+		for (int m = 0; m < 2; m++) {
+			close(fd[m]);
+			close(ctr[m]);
+		}
+		ir_free(&ir);
+		iptblob_free(&b);
+		free(text);
+	}
+	if (!mismatches)
+		result(shrunk >= sets / 4, mech, name,
+		       "seed %#llx: same verdicts and counters; %d of %d sets had classified runs",
+		       seed, shrunk, sets);
+}
+
 static void run_all(const struct enf_kernel *ek)
 {
 	if (getenv("CG_RULES_FILE")) {
@@ -811,6 +1013,7 @@ static void run_all(const struct enf_kernel *ek)
 		run_case(ek, &cases[i]);
 	if (getenv("CG_SCALE_N"))
 		scale_case(ek, "scale N linear", false, atoi(getenv("CG_SCALE_N")));
+	classify_diff(ek, getenv("CG_SETS") ? atoi(getenv("CG_SETS")) : 40, 300);
 	scale_case(ek, "scale 10000 linear", false, 10000);
 	scale_case(ek, "scale 10000 set-like", true, 10000);
 	genrules_case(ek, 300, true);

@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Tuple-space classification of rule runs: the user-space half (which rules
+ * qualify, their groups, the groups' hash maps).  codegen.c emits the
+ * lookups.  See classify.h for the idea.
+ *
+ * Why it is exact: a rule of a run matches a packet iff every key word of
+ * its group, masked, equals the rule's own (ip_packet_match compares
+ * (field & mask) with the rule's value, the rule's value having no bits
+ * outside the mask; names compare as (name ^ rule) & mask; an exact port
+ * is equality; the tcp/udp match needs l4state 1, which CLS_PL4 carries).
+ * Within a group, rules with the same key are the same test, so the first
+ * one is the only one that can decide; across groups the smallest index
+ * found is the first rule of the run that matches, and since every rule of
+ * a run ends in ACCEPT or DROP nothing after it is evaluated.
+ * Hotdrop: ip_tables drops a packet (without counting) at the first rule
+ * whose ipt_ip part holds and whose tcp/udp match finds no header.  Each
+ * tcp/udp rule has a second entry, keyed with l4state 2 and ports 0 (what a
+ * hotdrop packet's key holds), valued with the hotdrop flag: it competes
+ * for "first" like the rule itself.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+#include <linux/netfilter/xt_tcpudp.h>
+
+#include "classify.h"
+
+#define CLS_KEY_MAX	(8 * 4 + 4 * 4)
+
+static uint64_t name_word(const char *s, int w)
+{
+	uint64_t v;
+
+	memcpy(&v, s + 8 * w, 8);
+	return v;
+}
+
+/* the tcp/udp match of @r, NULL if none; false if @r has another match
+ * or one a key cannot express (ranges, flags, options, inversions) */
+static bool rule_l4(const struct ir_rule *r, const struct ir_match **l4)
+{
+	const struct ir_match *m;
+
+	*l4 = NULL;
+	if (r->nmatch == 0)
+		return true;
+	if (r->nmatch > 1)
+		return false;
+	m = &r->m[0];
+	if (m->kind != IRM_TCP && m->kind != IRM_UDP)
+		return false;
+	if (m->tu.flg_mask || m->tu.option || m->tu.invflags)
+		return false;
+	if (m->tu.spts[0] != m->tu.spts[1] &&
+	    !(m->tu.spts[0] == 0 && m->tu.spts[1] == 0xffff))
+		return false;
+	if (m->tu.dpts[0] != m->tu.dpts[1] &&
+	    !(m->tu.dpts[0] == 0 && m->tu.dpts[1] == 0xffff))
+		return false;
+	*l4 = m;
+	return true;
+}
+
+static uint32_t ports_mask(const struct ir_match *m)
+{
+	uint32_t mask = 0;
+
+	if (m->tu.spts[0] == m->tu.spts[1])
+		mask |= 0xffff0000u;
+	if (m->tu.dpts[0] == m->tu.dpts[1])
+		mask |= 0xffffu;
+	return mask;
+}
+
+static void add_word(struct cls_group *g, enum cls_field f, uint8_t size,
+		     uint64_t mask)
+{
+	g->w[g->nwords].field = f;
+	g->w[g->nwords].size = size;
+	g->w[g->nwords].mask = mask;
+	g->nwords++;
+	g->key_size += size;
+}
+
+/* @r's group (its key layout); false if @r cannot be classified */
+static bool rule_group(const struct ir_rule *r, struct cls_group *g)
+{
+	const struct ipt_ip *ip = &r->ip;
+	const struct ir_match *l4;
+	int w;
+
+	memset(g, 0, sizeof(*g));
+	g->map_fd = -1;
+	if (r->always || (r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP))
+		return false;
+	if (ip->invflags || (ip->flags & IPT_F_FRAG))
+		return false;
+	if ((ip->src.s_addr & ~ip->smsk.s_addr) ||
+	    (ip->dst.s_addr & ~ip->dmsk.s_addr))
+		return false;	/* never matches: leave it to linear code */
+	if (!rule_l4(r, &l4))
+		return false;
+	for (w = 0; w < 2; w++) {
+		uint64_t m = name_word((const char *)ip->iniface_mask, w);
+
+		if (m)
+			add_word(g, CLS_IN0 + w, 8, m);
+	}
+	for (w = 0; w < 2; w++) {
+		uint64_t m = name_word((const char *)ip->outiface_mask, w);
+
+		if (m)
+			add_word(g, CLS_OUT0 + w, 8, m);
+	}
+	if (ip->smsk.s_addr)
+		add_word(g, CLS_SADDR, 4, ip->smsk.s_addr);
+	if (ip->dmsk.s_addr)
+		add_word(g, CLS_DADDR, 4, ip->dmsk.s_addr);
+	if (l4)
+		add_word(g, CLS_PL4, 4, 0xffff);
+	else if (ip->proto)
+		add_word(g, CLS_PL4, 4, 0xff);
+	if (l4 && ports_mask(l4))
+		add_word(g, CLS_PORTS, 4, ports_mask(l4));
+	return g->nwords > 0;
+}
+
+bool cls_rule_ok(const struct ir_rule *r)
+{
+	struct cls_group g;
+
+	return rule_group(r, &g);
+}
+
+static bool same_layout(const struct cls_group *a, const struct cls_group *b)
+{
+	unsigned int k;
+
+	if (a->nwords != b->nwords)
+		return false;
+	for (k = 0; k < a->nwords; k++)
+		if (a->w[k].field != b->w[k].field ||
+		    a->w[k].mask != b->w[k].mask)
+			return false;
+	return true;
+}
+
+/* index of @g's layout in @run, adding it if there is room; -1: full */
+static int find_group(struct cls_run *run, const struct cls_group *g)
+{
+	unsigned int k;
+
+	for (k = 0; k < run->ngroups; k++)
+		if (same_layout(&run->g[k], g))
+			return (int)k;
+	if (run->ngroups == CLS_MAX_GROUPS)
+		return -1;
+	run->g[run->ngroups] = *g;
+	return (int)run->ngroups++;
+}
+
+unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
+		      struct cls_run *run)
+{
+	unsigned int j;
+
+	memset(run, 0, sizeof(*run));
+	run->start = i;
+	for (j = i; j < ir->nrules; j++) {
+		struct cls_group g;
+		int k;
+
+		if (j != i && ir->rules[j].func_start)
+			break;
+		if (!rule_group(&ir->rules[j], &g))
+			break;
+		k = find_group(run, &g);
+		if (k < 0)
+			break;
+		run->g[k].nrules++;
+	}
+	run->len = j - i;
+	return run->len;
+}
+
+bool cls_worth(const struct cls_run *run)
+{
+	return run->len >= CLS_MIN_RUN && run->len >= 4 * run->ngroups;
+}
+
+struct cls_entry {
+	unsigned char key[CLS_KEY_MAX];
+	uint32_t val;
+	uint32_t key_size;
+};
+
+static int cmp_entry(const void *pa, const void *pb)
+{
+	const struct cls_entry *a = pa, *b = pb;
+	int d = memcmp(a->key, b->key, a->key_size);
+
+	if (d)
+		return d;
+	return a->val < b->val ? -1 : a->val > b->val;
+}
+
+/* @r's key in group @g; @hotdrop: its hotdrop twin (l4state 2, ports 0) */
+static void rule_key(const struct ir_rule *r, const struct cls_group *g,
+		     bool hotdrop, unsigned char *key)
+{
+	const struct ipt_ip *ip = &r->ip;
+	const struct ir_match *l4;
+	unsigned int k, off = 0;
+
+	rule_l4(r, &l4);
+	memset(key, 0, CLS_KEY_MAX);
+	for (k = 0; k < g->nwords; k++) {
+		const struct cls_word *w = &g->w[k];
+		uint64_t v = 0;
+		uint32_t v32;
+
+		switch (w->field) {
+		case CLS_IN0:
+		case CLS_IN1:
+			v = name_word(ip->iniface, w->field - CLS_IN0);
+			break;
+		case CLS_OUT0:
+		case CLS_OUT1:
+			v = name_word(ip->outiface, w->field - CLS_OUT0);
+			break;
+		case CLS_SADDR:
+			v = ip->src.s_addr;
+			break;
+		case CLS_DADDR:
+			v = ip->dst.s_addr;
+			break;
+		case CLS_PL4:
+			v = ip->proto;
+			if (l4)
+				v |= (hotdrop ? CLS_L4_HOTDROP : CLS_L4_OK) << 8;
+			break;
+		case CLS_PORTS:
+			if (!hotdrop)
+				v = (uint32_t)l4->tu.spts[0] << 16 |
+				    l4->tu.dpts[0];
+			break;
+		}
+		v &= w->mask;
+		if (w->size == 8) {
+			memcpy(key + off, &v, 8);
+		} else {
+			v32 = (uint32_t)v;
+			memcpy(key + off, &v32, 4);
+		}
+		off += w->size;
+	}
+}
+
+static int fill_map(int fd, struct cls_entry *e, unsigned int n,
+		    unsigned int key_size)
+{
+	unsigned char *keys = malloc((size_t)n * key_size);
+	uint32_t *vals = malloc((size_t)n * sizeof(*vals));
+	__u32 count = n;
+	unsigned int k;
+	int r = 0;
+
+	if (!keys || !vals) {
+		free(keys);
+		free(vals);
+		return -ENOMEM;
+	}
+	for (k = 0; k < n; k++) {
+		memcpy(keys + (size_t)k * key_size, e[k].key, key_size);
+		vals[k] = e[k].val;
+	}
+	/* one syscall for all, where the kernel has batch updates (5.6+) */
+	if (bpf_map_update_batch(fd, keys, vals, &count, NULL)) {
+		for (k = 0; k < n && !r; k++)
+			if (bpf_map_update_elem(fd, keys + (size_t)k * key_size,
+						&vals[k], BPF_ANY))
+				r = -errno;
+	}
+	free(keys);
+	free(vals);
+	return r;
+}
+
+static int build_group(const struct ir_table *ir, struct cls_run *run,
+		       unsigned int gi, char *err, size_t err_len)
+{
+	struct cls_group *g = &run->g[gi];
+	struct cls_entry *e;
+	unsigned int j, n = 0, u = 0;
+	int r;
+
+	e = calloc((size_t)g->nrules * 2, sizeof(*e));
+	if (!e) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (j = run->start; j < run->start + run->len; j++) {
+		const struct ir_rule *rule = &ir->rules[j];
+		uint32_t v = rule->idx << 2 |
+			     (rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0);
+		const struct ir_match *l4;
+		struct cls_group rg;
+
+		rule_group(rule, &rg);
+		if (!same_layout(&rg, g))
+			continue;
+		rule_key(rule, g, false, e[n].key);
+		e[n].val = v;
+		e[n++].key_size = g->key_size;
+		rule_l4(rule, &l4);
+		if (l4) {
+			rule_key(rule, g, true, e[n].key);
+			e[n].val = rule->idx << 2 | CLS_V_HOTDROP;
+			e[n++].key_size = g->key_size;
+		}
+	}
+	/* the first rule with a key wins: sort by key, then index */
+	qsort(e, n, sizeof(*e), cmp_entry);
+	for (j = 0; j < n; j++)
+		if (!u || memcmp(e[u - 1].key, e[j].key, g->key_size))
+			e[u++] = e[j];
+	g->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_cls", g->key_size,
+				   sizeof(uint32_t), u, NULL);
+	if (g->map_fd < 0) {
+		r = -errno;
+		snprintf(err, err_len, "creating a classifier map (%u entries): %s",
+			 u, strerror(errno));
+		free(e);
+		return r;
+	}
+	r = fill_map(g->map_fd, e, u, g->key_size);
+	if (r)
+		snprintf(err, err_len, "filling a classifier map: %s",
+			 strerror(-r));
+	free(e);
+	return r;
+}
+
+int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
+		   char *err, size_t err_len)
+{
+	unsigned int k;
+	int r;
+
+	for (k = 0; k < run->ngroups; k++)
+		run->g[k].map_fd = -1;
+	for (k = 0; k < run->ngroups; k++) {
+		r = build_group(ir, run, k, err, err_len);
+		if (r) {
+			cls_close_maps(run);
+			return r;
+		}
+	}
+	return 0;
+}
+
+void cls_close_maps(struct cls_run *run)
+{
+	unsigned int k;
+
+	for (k = 0; k < run->ngroups; k++) {
+		if (run->g[k].map_fd >= 0)
+			close(run->g[k].map_fd);
+		run->g[k].map_fd = -1;
+	}
+}

@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Tuple-space classification of rule runs (see classify.c).
+ *
+ * A "run" is a stretch of consecutive rules of one chain, each ending in
+ * ACCEPT or DROP and testing only fields a hash key can hold: addresses and
+ * interface names under a mask, the protocol, exact tcp/udp ports.  Rules
+ * testing the same fields under the same masks form a "group"; a group is
+ * one hash map from the masked field values to the first rule (in blob
+ * order) with those values.  A packet's first matching rule in the run is
+ * the smallest rule index found by looking up its masked fields in every
+ * group: a constant number of lookups however many rules the run has.
+ */
+#ifndef UMH_CLASSIFY_H
+#define UMH_CLASSIFY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ir.h"
+
+#define CLS_MAX_GROUPS	16	/* lookups per packet at most */
+#define CLS_MIN_RUN	8	/* shorter runs stay linear code */
+
+/* The packet fields a key word is taken from (codegen maps them to pi). */
+enum cls_field {
+	CLS_IN0, CLS_IN1,	/* input device name, bytes 0-7, 8-15 */
+	CLS_OUT0, CLS_OUT1,	/* output device name */
+	CLS_SADDR, CLS_DADDR,	/* u32 as in the header */
+	CLS_PL4,		/* proto | l4state << 8 (below) */
+	CLS_PORTS,		/* sport << 16 | dport, 0 unless l4state 1 */
+};
+
+/*
+ * l4state of a tcp or udp packet, as xt_tcpudp sees it: 1 the header
+ * (20 bytes tcp, 8 udp) is there and the packet is no fragment; 2 a tcp/udp
+ * match would drop it (hotdrop: header missing at offset 0, tcp fragment
+ * offset 1); 0 otherwise (a later fragment, another protocol).
+ */
+#define CLS_L4_OK	1
+#define CLS_L4_HOTDROP	2
+
+/* Value of a group's map: rule index << 2 | hotdrop << 1 | accept. */
+#define CLS_V_HOTDROP	2u
+#define CLS_V_ACCEPT	1u
+
+struct cls_word {
+	enum cls_field field;
+	uint8_t size;		/* 8 (names) or 4 */
+	uint64_t mask;
+};
+
+struct cls_group {
+	unsigned int nwords;
+	struct cls_word w[8];	/* key = the masked words, in this order */
+	unsigned int key_size;
+	unsigned int nrules;
+	int map_fd;
+};
+
+struct cls_run {
+	unsigned int start, len;
+	unsigned int ngroups;
+	struct cls_group g[CLS_MAX_GROUPS];
+};
+
+/* Can @r be part of a run? */
+bool cls_rule_ok(const struct ir_rule *r);
+
+/*
+ * cls_scan() - the run that starts at rule @i, up to (not including) the
+ * next function start, with at most CLS_MAX_GROUPS groups.
+ * Return: its length in rules (0 if rule @i cannot start one); @run gets
+ * the groups (no maps yet).
+ */
+unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
+		      struct cls_run *run);
+
+/* Worth it?  Long enough, and several rules per lookup. */
+bool cls_worth(const struct cls_run *run);
+
+/*
+ * cls_build_maps() - create and fill one hash map per group.
+ * Return: 0, or -errno with a reason in @err; maps created so far are
+ * closed on failure.
+ */
+int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
+		   char *err, size_t err_len);
+
+/* Close the run's maps (a loaded program holds its own references). */
+void cls_close_maps(struct cls_run *run);
+
+#endif
