@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include <bpf/bpf.h>
+#include <linux/if.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
 #include "classify.h"
@@ -87,12 +88,56 @@ static void add_word(struct cls_group *g, enum cls_field f, uint8_t size,
 	g->key_size += size;
 }
 
+/*
+ * Is this "-i NAME" without "+": the mask covers the name up to and
+ * including its NUL, and nothing after it?
+ */
+static bool exact_name(const char *name, const unsigned char *mask)
+{
+	unsigned int len = 0, i;
+
+	while (len < IFNAMSIZ && mask[len] == 0xff)
+		len++;
+	for (i = len; i < IFNAMSIZ; i++)
+		if (mask[i])
+			return false;
+	if (len == 0 || name[len - 1] != '\0')
+		return false;
+	for (i = 0; i + 1 < len; i++)
+		if (name[i] == '\0')
+			return false;
+	return true;
+}
+
+/*
+ * The key words of an interface name.  A whole name (the generated code
+ * zeroes a device name's bytes after its NUL) is two full words, so all
+ * "-i NAME" rules share one layout whatever the lengths; a "+" prefix keeps
+ * its mask.
+ */
+static void add_name(struct cls_group *g, enum cls_field first,
+		     const char *name, const unsigned char *mask)
+{
+	int w;
+
+	if (exact_name(name, mask)) {
+		add_word(g, first, 8, ~0ULL);
+		add_word(g, first + 1, 8, ~0ULL);
+		return;
+	}
+	for (w = 0; w < 2; w++) {
+		uint64_t m = name_word((const char *)mask, w);
+
+		if (m)
+			add_word(g, first + w, 8, m);
+	}
+}
+
 /* @r's group (its key layout); false if @r cannot be classified */
 static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 {
 	const struct ipt_ip *ip = &r->ip;
 	const struct ir_match *l4;
-	int w;
 
 	memset(g, 0, sizeof(*g));
 	g->map_fd = -1;
@@ -105,18 +150,8 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 		return false;	/* never matches: leave it to linear code */
 	if (!rule_l4(r, &l4))
 		return false;
-	for (w = 0; w < 2; w++) {
-		uint64_t m = name_word((const char *)ip->iniface_mask, w);
-
-		if (m)
-			add_word(g, CLS_IN0 + w, 8, m);
-	}
-	for (w = 0; w < 2; w++) {
-		uint64_t m = name_word((const char *)ip->outiface_mask, w);
-
-		if (m)
-			add_word(g, CLS_OUT0 + w, 8, m);
-	}
+	add_name(g, CLS_IN0, ip->iniface, ip->iniface_mask);
+	add_name(g, CLS_OUT0, ip->outiface, ip->outiface_mask);
 	if (ip->smsk.s_addr)
 		add_word(g, CLS_SADDR, 4, ip->smsk.s_addr);
 	if (ip->dmsk.s_addr)
@@ -225,13 +260,17 @@ static void rule_key(const struct ir_rule *r, const struct cls_group *g,
 		uint32_t v32;
 
 		switch (w->field) {
-		case CLS_IN0:
+		case CLS_IN0:	/* the rule's own mask: nothing after a NUL */
 		case CLS_IN1:
-			v = name_word(ip->iniface, w->field - CLS_IN0);
+			v = name_word(ip->iniface, w->field - CLS_IN0) &
+			    name_word((const char *)ip->iniface_mask,
+				      w->field - CLS_IN0);
 			break;
 		case CLS_OUT0:
 		case CLS_OUT1:
-			v = name_word(ip->outiface, w->field - CLS_OUT0);
+			v = name_word(ip->outiface, w->field - CLS_OUT0) &
+			    name_word((const char *)ip->outiface_mask,
+				      w->field - CLS_OUT0);
 			break;
 		case CLS_SADDR:
 			v = ip->src.s_addr;

@@ -125,6 +125,7 @@ enum {
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */
+#define CG_OPAQUE_MIN_INSNS 4096	/* smaller: no opaque copy of pi */
 
 #define R0 BPF_REG_0
 #define R1 BPF_REG_1
@@ -1258,6 +1259,49 @@ out:
 	free(q);
 }
 
+/*
+ * Zero the bytes after the first NUL of the 16-byte name at fp+@slot:
+ * dev->name may keep bytes of an older, longer name there (strscpy does not
+ * pad).  Then a whole name is a key: every "-i NAME" rule, whatever the
+ * name's length, is in one classifier group.  Rules built by iptables never
+ * compare bytes past the NUL of their own name (the mask ends at it), and a
+ * device name shorter than the rule's already differs at its own NUL, so
+ * linear code gives the same answers on the cleaned name.
+ * Branch-free: z = (w - 0x01..) & ~w & 0x80.. has the top bit of the first
+ * zero byte as its lowest set bit; keep the bits below it.
+ */
+static void clean_name(struct cg *c, int slot)
+{
+	int w;
+
+	EM(c, BPF_MOV64_IMM(R5, -1));	/* word 1 survives: no NUL in word 0 */
+	for (w = 0; w < 2; w++) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, slot + 8 * w));
+		emit_ld64(c, R3, 0x0101010101010101ULL);
+		EM(c, BPF_MOV64_REG(R4, R2));
+		EM(c, BPF_ALU64_REG(BPF_SUB, R4, R3));
+		EM(c, BPF_MOV64_REG(R3, R2));
+		EM(c, BPF_ALU64_IMM(BPF_XOR, R3, -1));
+		EM(c, BPF_ALU64_REG(BPF_AND, R4, R3));
+		emit_ld64(c, R3, 0x8080808080808080ULL);
+		EM(c, BPF_ALU64_REG(BPF_AND, R4, R3));	/* z */
+		EM(c, BPF_MOV64_REG(R3, R4));
+		EM(c, BPF_NEG64(R3));
+		EM(c, BPF_ALU64_REG(BPF_AND, R3, R4));	/* lowest bit of z */
+		EM(c, BPF_ALU64_IMM(BPF_SUB, R3, 1));	/* bits below; ~0 if none */
+		EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+		EM(c, BPF_ALU64_REG(BPF_AND, R2, R5));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot + 8 * w));
+		if (w == 0) {	/* r5 = z ? 0 : ~0 */
+			EM(c, BPF_MOV64_REG(R5, R4));
+			EM(c, BPF_NEG64(R5));
+			EM(c, BPF_ALU64_REG(BPF_OR, R5, R4));
+			EM(c, BPF_ALU64_IMM(BPF_RSH, R5, 63));
+			EM(c, BPF_ALU64_IMM(BPF_SUB, R5, 1));
+		}
+	}
+}
+
 /* NETFILTER: r1 = struct bpf_nf_ctx { state; skb; } */
 static void prologue_nf(struct cg *c, int drop_exit)
 {
@@ -1283,6 +1327,9 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	zero_pi(c);
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));	/* pi.zero: see above */
+	EM(c, BPF_NEG64(R2));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
 
 	EM(c, BPF_MOV64_REG(R1, R7));
 	EM(c, BPF_MOV64_IMM(R2, 0));
@@ -1348,6 +1395,7 @@ static void prologue_nf(struct cg *c, int drop_exit)
 		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot));
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name + 8));
 		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot + 8));
+		clean_name(c, slot);
 	}
 
 	if (c->ir->uses_ct) {
@@ -1426,12 +1474,11 @@ static void prologue_tc(struct cg *c, int pass_exit)
 
 	EM(c, BPF_MOV64_REG(R6, R1));
 	zero_pi(c);
-	if (!c->needs.cond) {	/* no opaque copy of pi: see prologue_nf */
-		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, len)));
-		EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
-		EM(c, BPF_NEG64(R2));
-		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
-	}
+	/* pi.zero: see prologue_nf */
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, len)));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
+	EM(c, BPF_NEG64(R2));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, protocol)));
 	jmp_imm(c, BPF_JNE, R2, htons(0x0800), pass_exit);
 
@@ -1573,6 +1620,7 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 			.err_len = err_len };
 	int drop_exit, pass_exit, ret_label, r;
 	int *memo = NULL;
+	long opaque_at = -1;
 
 	memset(out, 0, sizeof(*out));
 	if (!(ir->valid_hooks & (1u << h))) {
@@ -1621,6 +1669,7 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	 * precision backtracking): 3-5x the work, 10,000 rules did not load.
 	 */
 	if (c.needs.cond) {
+		opaque_at = (long)c.p->n;
 		EM(&c, BPF_MOV64_REG(R1, FP));
 		EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
 		EM(&c, BPF_MOV64_IMM(R2, PI_SIZE));
@@ -1696,6 +1745,11 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 			goto out;
 		}
 	}
+	/* A small program is verified quickly even per prologue path: no
+	 * opaque copy (a helper call per packet), five no-ops instead. */
+	if (opaque_at >= 0 && out->n < CG_OPAQUE_MIN_INSNS)
+		for (long i = opaque_at; i < opaque_at + 5; i++)
+			out->insns[i] = BPF_MOV64_IMM(R1, 0);
 	r = resolve(&c);
 	if (r) {
 		snprintf(err, err_len, r == -E2BIG ?

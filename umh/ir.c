@@ -240,16 +240,22 @@ bad:
 int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	     char *err, size_t err_len)
 {
+	static struct ir_match no_match[1];
 	const unsigned char *base = t->entries;
-	unsigned int *offs = NULL, n = 0, off, h, i;
+	unsigned int *offs = NULL, *mfirst = NULL, n = 0, off, h, i;
+	unsigned int nm = 0, capm = 0;
+	struct ir_match tmp[IR_MAX_MATCH];
 	int r = -EINVAL;
 
 	memset(ir, 0, sizeof(*ir));
 	if (!t->num_entries || t->size < sizeof(struct ipt_entry))
 		return fail(err, err_len, -EINVAL, "empty table");
+	/* small rules: a whole 10,000-rule table is a few MB at most, not
+	 * IR_MAX_MATCH matches per rule */
 	ir->rules = calloc(t->num_entries, sizeof(*ir->rules));
 	offs = calloc(t->num_entries, sizeof(*offs));
-	if (!ir->rules || !offs) {
+	mfirst = calloc(t->num_entries, sizeof(*mfirst));
+	if (!ir->rules || !offs || !mfirst) {
 		r = fail(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
@@ -307,22 +313,39 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 				goto out;
 			}
 			k = decode_match(em, em->u.match_size - sizeof(*em),
-					 &e->ip, &rr->m[rr->nmatch], err,
+					 &e->ip, &tmp[rr->nmatch], err,
 					 err_len);
 			if (k < 0) {
 				r = k;
 				goto out;
 			}
 			if (k == 0) {
-				if (rr->m[rr->nmatch].kind == IRM_CTSTATE)
+				if (tmp[rr->nmatch].kind == IRM_CTSTATE)
 					ir->uses_ct = true;
-				if (rr->m[rr->nmatch].kind == IRM_TCP &&
-				    rr->m[rr->nmatch].tu.option)
+				if (tmp[rr->nmatch].kind == IRM_TCP &&
+				    tmp[rr->nmatch].tu.option)
 					ir->uses_tcpopt = true;
 				rr->nmatch++;
 			}
 			mo += em->u.match_size;
 		}
+		if (nm + rr->nmatch > capm) {
+			unsigned int nc = capm ? capm * 2 : 256;
+			struct ir_match *np;
+
+			while (nc < nm + rr->nmatch)
+				nc *= 2;
+			np = realloc(ir->matches, nc * sizeof(*np));
+			if (!np) {
+				r = fail(err, err_len, -ENOMEM, "out of memory");
+				goto out;
+			}
+			ir->matches = np;
+			capm = nc;
+		}
+		memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
+		mfirst[i] = nm;
+		nm += rr->nmatch;
 		tg = (const void *)((const char *)e + e->target_offset);
 		tsize = tg->u.target_size;
 		if (tsize < sizeof(*tg) ||
@@ -399,9 +422,13 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 		if (ir->rules[i].verdict == IRV_JUMP ||
 		    ir->rules[i].verdict == IRV_GOTO)
 			ir->rules[ir->rules[i].target].func_start = true;
+	for (i = 0; i < n; i++)
+		ir->rules[i].m = ir->rules[i].nmatch ?
+				 ir->matches + mfirst[i] : no_match;
 	r = 0;
 out:
 	free(offs);
+	free(mfirst);
 	if (r)
 		ir_free(ir);
 	return r;
@@ -410,6 +437,8 @@ out:
 void ir_free(struct ir_table *ir)
 {
 	free(ir->rules);
+	free(ir->matches);
+	ir->matches = NULL;
 	ir->rules = NULL;
 	ir->nrules = 0;
 }

@@ -92,7 +92,7 @@ struct ir_rule {
 	unsigned int off;	/* byte offset in the blob */
 	struct ipt_ip ip;
 	unsigned int nmatch;
-	struct ir_match m[IR_MAX_MATCH];
+	struct ir_match *m;	/* nmatch of them, in ir_table.matches */
 	enum ir_verdict verdict;
 	unsigned int target;	/* IRV_JUMP/IRV_GOTO: entry index */
 	bool func_start;	/* evaluation may begin here */
@@ -102,6 +102,7 @@ struct ir_rule {
 struct ir_table {
 	unsigned int nrules;
 	struct ir_rule *rules;
+	struct ir_match *matches;	/* all rules' matches, in order */
 	unsigned int valid_hooks;
 	unsigned int hook_entry[5];	/* entry index per hook */
 	unsigned int underflow[5];
