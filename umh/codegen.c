@@ -26,10 +26,13 @@
  *              User-chain nesting is thus BPF call depth: the kernel allows
  *              8 frames, main + the hook's function + 6 nested chains.
  *
- * The packet info ("pi"): main's prologue extracts everything a rule can
- * test into a fixed block on main's stack (pi at fp + PI_BASE, all fields
- * u64 slots, unused ones zero), so rule code is the same for both hook
- * mechanisms.  Each F gets a pointer to it in r1.
+ * The packet info ("pi"): main's prologue extracts what the hook's
+ * reachable rules test (scan_needs(): transport header, device names, or
+ * only the length when no rule tests anything) into a fixed block on
+ * main's stack (pi at fp + PI_BASE, all fields u64 slots, unused ones
+ * zero), so rule code is the same for both hook mechanisms.  Each F gets a
+ * pointer to it in r1.  48 bytes past pi (the prologue's scratch space,
+ * dead by then) hold a classifier group's lookup key.
  *
  * Registers inside F:
  *   r6  pointer to pi (callee-saved, set from r1 on entry)
@@ -39,7 +42,8 @@
  *       (the verifier's 8192-pending-branches limit; see bpf-facts.md).
  *   r8  the rule's hotdrop accumulator (tcp/udp/icmp/multiport on a packet
  *       whose transport header is missing: ip_tables drops it at once)
- *   r0-r5 scratch; r9 unused.  fp-8: a set map's key.
+ *   r9  in a classified run: the smallest map value found so far
+ *   r0-r5 scratch.  fp-8: a set map's key.
  *   Return value: CG_V_DROP, CG_V_ACCEPT or CG_V_RETURN.
  *
  * No dead code: the verifier removes every instruction range it never
@@ -61,6 +65,13 @@
  * in the source or destination address (same mask) or in a single tcp/udp
  * port, with the same verdict, is compiled as one hash-map lookup whose
  * value is the first rule's index (for its counter); see emit_set_run().
+ *
+ * Classified runs: consecutive ACCEPT/DROP rules testing only masked
+ * addresses, interface names, the protocol and exact ports are looked up,
+ * one hash map per group of rules with the same masks, and the smallest
+ * rule index found wins (tuple-space search; classify.c explains why this
+ * is ip_tables' first match, hotdrop included); see emit_cls_run().  They
+ * are tried before set-like runs.
  * ======================================================================
  */
 #include <errno.h>
