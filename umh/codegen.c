@@ -1342,6 +1342,26 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	EM(c, BPF_NEG64(R2));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
 
+	/* device names: 16 raw bytes of dev->name, zeros without a device;
+	 * plain loads through the BTF pointers (the verifier allows 8-byte
+	 * reads inside a char array; a helper call per name cost more than
+	 * all the rest of a small program).  First, before the prologue
+	 * branches: each BTF pointer walk costs the verifier a search of the
+	 * kernel's BTF, once per path that reaches it. */
+	for (s = 0; s < 2 && c->needs.names; s++) {
+		int slot = PI_BASE + (s ? PI_OUT : PI_IN);
+
+		EM(c, BPF_LDX_MEM(BPF_DW, R3, R6,
+				  s ? k->off_state_out : k->off_state_in));
+		/* no NULL test (a branch would double the paths after it):
+		 * a BTF load through NULL is a probed load and reads 0 */
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot));
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name + 8));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot + 8));
+		clean_name(c, slot);
+	}
+
 	EM(c, BPF_MOV64_REG(R1, R7));
 	EM(c, BPF_MOV64_IMM(R2, 0));
 	EM(c, BPF_MOV64_REG(R3, FP));
@@ -1392,22 +1412,6 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	compute_flags(c);
 	compute_cls_fields(c);
 
-	/* device names: 16 raw bytes of dev->name, zeros without a device;
-	 * plain loads through the BTF pointers (the verifier allows 8-byte
-	 * reads inside a char array; a helper call per name cost more than
-	 * all the rest of a small program) */
-	for (s = 0; s < 2 && c->needs.names; s++) {
-		int slot = PI_BASE + (s ? PI_OUT : PI_IN);
-
-		EM(c, BPF_LDX_MEM(BPF_DW, R3, R6,
-				  s ? k->off_state_out : k->off_state_in));
-		EM(c, BPF_JMP_IMM(BPF_JEQ, R3, 0, 4));
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name));
-		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot));
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, R3, k->off_dev_name + 8));
-		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, slot + 8));
-		clean_name(c, slot);
-	}
 
 	if (c->ir->uses_ct) {
 		int tracked = new_label(c), store = new_label(c);
