@@ -82,6 +82,9 @@ run_backend() {	# BACKEND
 			probe "$name.$b" "$pf" && break
 			note "$name on $b: the guest stalled (>= 950 ms), again"
 		done
+		# let fragment queues time out (1 s, topology.sh) and their
+		# ICMP errors be counted here, in this set's run
+		sleep 1.5
 		ipt_save_c >"$out/$name.$b.save"
 		note "$name on $b: $(cat "$out/$name.$b.status"), ${SECONDS}s"
 	done

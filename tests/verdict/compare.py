@@ -123,19 +123,6 @@ def main():
             elif pi != pe and known.get((name, "pkts", ri)) == (pi, pe):
                 kn.append("pkts %s: ipt=%d ebpf=%d" % (ri, pi, pe))
                 known.pop((name, "pkts", ri))
-            elif pi != pe and abs(pi - pe) == 1 and (
-                    ri.startswith(":FORWARD ") or
-                    (ri.startswith("-A FORWARD ") and "-p icmp" in ri)):
-                # Open question (session notes): the FORWARD policy, and a
-                # FORWARD rule matching ICMP, now and then count one packet
-                # more or less than under ip_tables, with every verdict
-                # equal.  Timing-dependent (seen under load); with the ICMP
-                # error rate limit off (net.ipv4.icmp_ratelimit=0) an
-                # ICMP rule counted one more under ebpfilter on both
-                # kernels every time: some ICMP error is sent in one run
-                # and not the other.  Shown, not failed, until explained.
-                kn.append("pkts %s: ipt=%d ebpf=%d (UNEXPLAINED, tolerated: "
-                          "FORWARD ICMP/policy off by one)" % (ri, pi, pe))
             elif pi != pe:
                 cmm.append("pkts %s: ipt=%d ebpf=%d" % (ri, pi, pe))
             elif bi != be:
