@@ -41,6 +41,13 @@ static uint64_t name_word(const char *s, int w)
 	return v;
 }
 
+/* word @w of an interface name under its rule's mask */
+static uint64_t masked_name_word(const char *name, const unsigned char *mask,
+				 int w)
+{
+	return name_word(name, w) & name_word((const char *)mask, w);
+}
+
 /* the tcp/udp match of @r, NULL if none; false if @r has another match
  * or one a key cannot express (ranges, flags, options, inversions) */
 static bool rule_l4(const struct ir_rule *r, const struct ir_match **l4)
@@ -311,15 +318,13 @@ static void rule_key(const struct ir_rule *r, const struct cls_group *g,
 		switch (w->field) {
 		case CLS_IN0:	/* the rule's own mask: nothing after a NUL */
 		case CLS_IN1:
-			v = name_word(ip->iniface, w->field - CLS_IN0) &
-			    name_word((const char *)ip->iniface_mask,
-				      w->field - CLS_IN0);
+			v = masked_name_word(ip->iniface, ip->iniface_mask,
+					     w->field - CLS_IN0);
 			break;
 		case CLS_OUT0:
 		case CLS_OUT1:
-			v = name_word(ip->outiface, w->field - CLS_OUT0) &
-			    name_word((const char *)ip->outiface_mask,
-				      w->field - CLS_OUT0);
+			v = masked_name_word(ip->outiface, ip->outiface_mask,
+					     w->field - CLS_OUT0);
 			break;
 		case CLS_SADDR:
 			v = ip->src.s_addr;
