@@ -5,7 +5,7 @@
  * The exchange runs on a workqueue, not in the caller's context: a signal
  * to the caller (iptables interrupted by ^C) must not abandon a half-sent
  * request or an unread reply, which would desynchronise the stream and
- * could drop the state snapshot of a committed change.  The caller waits
+ * could lose the reply of a committed change.  The caller waits
  * uninterruptibly, but never long: every socket operation is bounded by
  * the request timeout, after which the supervisor kills the helper.
  *
@@ -77,16 +77,16 @@ static int check_reply(const struct ebpf_exchange *x,
 	if (h->magic != EBPF_PROTO_MAGIC || h->version != EBPF_PROTO_VERSION ||
 	    !(h->flags & EBPF_F_REPLY) || h->type != x->type || h->id != x->id)
 		return -EPROTO;
-	if (h->state_len > h->len)
-		return -EPROTO;
-	if (!(h->flags & EBPF_F_STATE) && h->state_len)
+	if (h->reserved2)
 		return -EPROTO;
 	if (h->flags & ~(EBPF_F_REPLY | EBPF_F_STATE | EBPF_F_WANT_CONNTRACK |
 			 EBPF_F_CONNTRACK_UNUSED))
 		return -EPROTO;
-	if (h->len - h->state_len > x->max_data || h->state_len > x->max_state)
+	if (h->len > x->max_data)
 		return -EMSGSIZE;
 	if (h->status > 0 && h->len)
+		return -EPROTO;
+	if ((h->flags & EBPF_F_STATE) && h->status)
 		return -EPROTO;
 	return 0;
 }
@@ -144,21 +144,8 @@ static int do_exchange(struct socket *sock, struct ebpf_exchange *x)
 
 	x->status = hdr.status;
 	x->reply_flags = hdr.flags;
-	x->data_len = len - hdr.state_len;
-	x->state_len = hdr.state_len;
-	if (x->state_len && x->data_len) {
-		x->state = kvmalloc(x->state_len, GFP_KERNEL);
-		if (!x->state) {
-			kvfree(payload);
-			return -ENOMEM;
-		}
-		memcpy(x->state, payload + x->data_len, x->state_len);
-		x->data = payload;
-	} else if (x->state_len) {
-		x->state = payload;
-	} else {
-		x->data = len ? payload : NULL;
-	}
+	x->data = payload;
+	x->data_len = len;
 	return 0;
 }
 
@@ -183,8 +170,8 @@ int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x)
 {
 	struct exchange_work w = { .sock = sock, .x = x };
 
-	x->data = x->state = NULL;
-	x->data_len = x->state_len = 0;
+	x->data = NULL;
+	x->data_len = 0;
 	x->status = 0;
 	x->reply_flags = 0;
 
@@ -199,6 +186,5 @@ int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x)
 void ebpf_exchange_free(struct ebpf_exchange *x)
 {
 	kvfree(x->data);
-	kvfree(x->state);
-	x->data = x->state = NULL;
+	x->data = NULL;
 }

@@ -17,16 +17,13 @@ struct socket;
  * @iov:        request payload pieces (up to 3)
  * @niov:       how many
  * @timeout_ms: bound on sending the request and on receiving the reply
- * @max_data:   largest reply payload (excluding state) the caller accepts
- * @max_state:  largest state snapshot accepted (0: none allowed)
+ * @max_data:   largest reply payload the caller accepts
  *
  * Filled in by ebpf_channel_exchange():
  * @status:     the helper's status
  * @reply_flags: the reply's EBPF_F_* flags
- * @data:       kvmalloc'ed reply payload (excluding state), or NULL
+ * @data:       kvmalloc'ed reply payload, or NULL
  * @data_len:   its length
- * @state:      kvmalloc'ed state snapshot, or NULL
- * @state_len:  its length
  */
 struct ebpf_exchange {
 	u16 type;
@@ -36,14 +33,11 @@ struct ebpf_exchange {
 	unsigned int niov;
 	unsigned int timeout_ms;
 	size_t max_data;
-	size_t max_state;
 
 	s32 status;
 	u16 reply_flags;
 	void *data;
 	size_t data_len;
-	void *state;
-	size_t state_len;
 };
 
 int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x);

@@ -64,7 +64,6 @@ static int proxy(struct ebpf_exchange *x, bool set, int optname,
 	x->iov[0].iov_len = sizeof(so);
 	x->niov = 2;
 	x->timeout_ms = request_timeout_ms;
-	x->max_state = EBPF_PROTO_MAX_PAYLOAD;
 
 	err = ebpf_sup_call(x);
 	if (err)

@@ -48,8 +48,7 @@ static struct {
 	unsigned long started_at;
 	unsigned int quick_deaths;
 	unsigned long throttle_until;
-	void *state;			/* last snapshot the helper handed over */
-	size_t state_len;
+	u32 state_id;			/* see EBPF_F_STATE; 0: none yet */
 	void (*orig_state_change)(struct sock *sk);
 	struct work_struct death_work;
 	bool conntrack_held;		/* init_net's nf_ct_netns_get() */
@@ -177,6 +176,14 @@ static void conntrack_put_locked(void)
 	pr_info("connection tracking no longer needed by the rules\n");
 }
 
+/* Request ids are never 0: sup.state_id 0 means "no state committed". */
+static u32 next_id_locked(void)
+{
+	if (!++sup.next_id)
+		++sup.next_id;
+	return sup.next_id;
+}
+
 /* One exchange; a reply asking for conntrack makes it a second one. */
 static int exchange_ct_locked(struct ebpf_exchange *x)
 {
@@ -190,7 +197,7 @@ static int exchange_ct_locked(struct ebpf_exchange *x)
 		err = conntrack_get_locked();
 		if (err)
 			return err;
-		x->id = ++sup.next_id;
+		x->id = next_id_locked();
 		x->flags = EBPF_F_CONNTRACK_ON;
 		err = ebpf_channel_exchange(sup.umd.chan, x);
 	}
@@ -205,7 +212,7 @@ static int exchange_locked(struct ebpf_exchange *x)
 	char why[64];
 	int err;
 
-	x->id = ++sup.next_id;
+	x->id = next_id_locked();
 	err = exchange_ct_locked(x);
 	if (!err)
 		return 0;
@@ -230,7 +237,7 @@ static int handshake_locked(void)
 {
 	struct ebpf_hello hello = {
 		.proto_version = EBPF_PROTO_VERSION,
-		.features = sup.state ? EBPF_HELLO_RESTORE_FOLLOWS : 0,
+		.features = sup.state_id ? EBPF_HELLO_RESTORE_FOLLOWS : 0,
 	};
 	struct ebpf_exchange x = {
 		.type = EBPF_MSG_HELLO,
@@ -282,18 +289,19 @@ static int handshake_locked(void)
 	return err;
 }
 
-/* Give a restarted helper the state its predecessor committed. */
+/* Have a restarted helper restore the state its predecessor committed. */
 static int restore_locked(void)
 {
+	struct ebpf_restore r = { .state_id = sup.state_id };
 	struct ebpf_exchange x = {
 		.type = EBPF_MSG_RESTORE,
-		.id = ++sup.next_id,
-		.iov[0] = { .iov_base = sup.state, .iov_len = sup.state_len },
+		.iov[0] = { .iov_base = &r, .iov_len = sizeof(r) },
 		.niov = 1,
 		.timeout_ms = request_timeout_ms,
 	};
 	int err;
 
+	x.id = next_id_locked();
 	err = exchange_ct_locked(&x);
 	if (!err && x.status)
 		err = x.status < 0 ? x.status : -EPROTO;
@@ -340,7 +348,7 @@ static int start_locked(void)
 	watch_channel(sup.umd.chan);
 
 	err = handshake_locked();
-	if (!err && sup.state)
+	if (!err && sup.state_id)
 		err = restore_locked();
 	if (err) {
 		unwatch_channel(sup.umd.chan);
@@ -371,8 +379,8 @@ static int ensure_running_locked(void)
  * ebpf_sup_call() - run one request against the helper
  * @x: the request; on return its reply (free with ebpf_exchange_free())
  *
- * Starts the helper first if it is not running.  A state snapshot in the
- * reply replaces the one kept for restarts.
+ * Starts the helper first if it is not running.  A reply that committed a
+ * new state (EBPF_F_STATE) makes it the one a restarted helper restores.
  *
  * Return: 0 with @x->status the helper's answer, or a negative errno when
  * no answer could be had (the helper is then stopped).
@@ -381,19 +389,14 @@ int ebpf_sup_call(struct ebpf_exchange *x)
 {
 	int err;
 
-	x->data = x->state = NULL;
+	x->data = NULL;
 	if (mutex_lock_killable(&sup.lock))
 		return -EINTR;
 	err = ensure_running_locked();
 	if (!err)
 		err = exchange_locked(x);
-	if (!err && x->state) {
-		kvfree(sup.state);
-		sup.state = x->state;
-		sup.state_len = x->state_len;
-		x->state = NULL;
-		x->state_len = 0;
-	}
+	if (!err && (x->reply_flags & EBPF_F_STATE))
+		sup.state_id = x->id;
 	mutex_unlock(&sup.lock);
 	return err;
 }
@@ -452,7 +455,7 @@ void ebpf_sup_exit(void)
 			pr_err("tc filters left in place: no helper could remove them\n");
 	}
 	if (sup.umd.chan && ebpf_umd_running(&sup.umd)) {
-		x.id = ++sup.next_id;
+		x.id = next_id_locked();
 		if (ebpf_channel_exchange(sup.umd.chan, &x))
 			pr_warn("helper (pid %d) did not acknowledge shutdown\n",
 				sup.pid);
@@ -467,6 +470,5 @@ void ebpf_sup_exit(void)
 	/* The vault goes, and with it every program that read conntrack. */
 	ebpf_umd_unload_blob(&sup.umd);
 	conntrack_put_locked();
-	kvfree(sup.state);
-	sup.state = NULL;
+	sup.state_id = 0;
 }

@@ -71,35 +71,30 @@ static int write_all(struct iovec *iov, int cnt)
 }
 
 int channel_reply(const struct ebpf_msg_hdr *req, int status,
-		  const void *data, size_t len,
-		  const void *state, size_t state_len)
+		  const void *data, size_t len)
 {
-	return channel_reply_flags(req, status, 0, data, len, state, state_len);
+	return channel_reply_flags(req, status, 0, data, len);
 }
 
 int channel_reply_flags(const struct ebpf_msg_hdr *req, int status,
-			unsigned int flags, const void *data, size_t len,
-			const void *state, size_t state_len)
+			unsigned int flags, const void *data, size_t len)
 {
 	struct ebpf_msg_hdr hdr;
-	struct iovec iov[3];
+	struct iovec iov[2];
 
-	if (len + state_len > EBPF_PROTO_MAX_PAYLOAD)
+	if (len > EBPF_PROTO_MAX_PAYLOAD)
 		return -E2BIG;
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.magic = EBPF_PROTO_MAGIC;
 	hdr.version = EBPF_PROTO_VERSION;
 	hdr.type = req->type;
-	hdr.flags = EBPF_F_REPLY | (state ? EBPF_F_STATE : 0) | flags;
+	hdr.flags = EBPF_F_REPLY | flags;
 	hdr.id = req->id;
 	hdr.status = status;
-	hdr.len = len + state_len;
-	hdr.state_len = state_len;
+	hdr.len = len;
 	iov[0].iov_base = &hdr;
 	iov[0].iov_len = sizeof(hdr);
 	iov[1].iov_base = (void *)data;
 	iov[1].iov_len = len;
-	iov[2].iov_base = (void *)state;
-	iov[2].iov_len = state_len;
-	return write_all(iov, 3);
+	return write_all(iov, 2);
 }

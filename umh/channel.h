@@ -17,14 +17,11 @@
  */
 int channel_read(struct ebpf_msg_hdr *hdr, struct buf *payload);
 
-/* Send the reply to @req: @status, @data (may be NULL when @len is 0),
- * then @state_len bytes of state snapshot at @state (flags EBPF_F_STATE);
+/* Send the reply to @req: @status, @data (may be NULL when @len is 0);
  * @flags adds EBPF_F_* flags. */
 int channel_reply_flags(const struct ebpf_msg_hdr *req, int status,
-			unsigned int flags, const void *data, size_t len,
-			const void *state, size_t state_len);
+			unsigned int flags, const void *data, size_t len);
 int channel_reply(const struct ebpf_msg_hdr *req, int status,
-		  const void *data, size_t len,
-		  const void *state, size_t state_len);
+		  const void *data, size_t len);
 
 #endif

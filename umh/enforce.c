@@ -37,6 +37,10 @@
  * from fd 4, so exactly one message is queued: the in-flight skb holds the
  * files, the links stay attached while the helper is dead.  A restarted
  * helper peeks the message (MSG_PEEK duplicates the fds) and adopts them.
+ * The same message carries the latest two saved table states (sealed
+ * memfds, state_store.c), each under the id of the request that committed
+ * it: the module tells a restarted helper which one it was told is
+ * committed (EBPF_F_STATE in proto.h).
  * On unload the module drops the vault after EBPF_MSG_SHUTDOWN; TC filters
  * are netlink-owned and removed by enforce_shutdown().
  */
@@ -62,17 +66,19 @@
 #define VAULT_SEND_FD	3
 #define VAULT_RECV_FD	4
 #define VAULT_MAGIC	0x544c5645u	/* "EVLT" */
-#define VAULT_VERSION	1
+#define VAULT_VERSION	2
 
 enum vault_role {
 	VR_GEN = 1, VR_PROGS, VR_CTR, VR_IFINFO,
 	VR_DISP0, VR_DISP1, VR_DISP2,
 	VR_LINK0, VR_LINK1, VR_LINK2,
+	VR_STATE0, VR_STATE1,
 	VR_MAX
 };
 
 struct vault_hdr {
 	__u32 magic, version, mech, gen, nfds, nentries;
+	__u32 state_id[2], state_len[2];
 	__u32 roles[VR_MAX];
 };
 
@@ -85,8 +91,11 @@ static struct {
 	unsigned int gen;
 	int disp[CG_NHOOKS];
 	int link[CG_NHOOKS];
+	int state_fd[2];	/* saved states: [0] latest, [1] the one before */
+	__u32 state_id[2], state_len[2];
 } S = { .gen_fd = -1, .progs_fd = -1, .ifinfo_fd = -1, .ctr_fd = -1,
-	.disp = { -1, -1, -1 }, .link = { -1, -1, -1 } };
+	.disp = { -1, -1, -1 }, .link = { -1, -1, -1 },
+	.state_fd = { -1, -1 } };
 
 static void xclose(int *fd)
 {
@@ -370,11 +379,13 @@ static int vault_recv(bool peek, struct vault_hdr *h, int *fds, int maxfds)
 	return nf;
 }
 
-static void vault_store(void)
+static int vault_store(void)
 {
 	struct vault_hdr h = { .magic = VAULT_MAGIC, .version = VAULT_VERSION,
 			       .mech = S.ek.mech, .gen = S.gen,
-			       .nentries = S.ctr_n };
+			       .nentries = S.ctr_n,
+			       .state_id = { S.state_id[0], S.state_id[1] },
+			       .state_len = { S.state_len[0], S.state_len[1] } };
 	int fds[VR_MAX], nf = 0, i;
 	char cbuf[CMSG_SPACE(sizeof(int) * VR_MAX)];
 	struct iovec iov = { &h, sizeof(h) };
@@ -385,7 +396,7 @@ static void vault_store(void)
 	struct cmsghdr *cm;
 
 	if (!S.vault_ok)
-		return;
+		return -ENOTCONN;
 #define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
 	PUT(S.gen_fd, VR_GEN);
 	PUT(S.progs_fd, VR_PROGS);
@@ -395,6 +406,8 @@ static void vault_store(void)
 		PUT(S.disp[i], VR_DISP0 + i);
 		PUT(S.link[i], VR_LINK0 + i);
 	}
+	PUT(S.state_fd[0], VR_STATE0);
+	PUT(S.state_fd[1], VR_STATE1);
 #undef PUT
 	h.nfds = (unsigned int)nf;
 	memset(cbuf, 0, sizeof(cbuf));
@@ -405,9 +418,11 @@ static void vault_store(void)
 	cm->cmsg_len = CMSG_LEN(sizeof(int) * nf);
 	memcpy(CMSG_DATA(cm), fds, sizeof(int) * nf);
 	if (sendmsg(VAULT_SEND_FD, &mh, MSG_DONTWAIT) < 0) {
+		int e = -errno;
+
 		log_warn("vault: storing the objects failed (%s); a helper crash would drop the rules\n",
-			 strerror(errno));
-		return;
+			 strerror(-e));
+		return e;
 	}
 	if (S.vault_full) {	/* dequeue the previous message */
 		struct vault_hdr old;
@@ -417,6 +432,7 @@ static void vault_store(void)
 			close(ofds[i]);
 	}
 	S.vault_full = true;
+	return 0;
 }
 
 /* Drop whatever the vault holds (shutdown). */
@@ -438,6 +454,7 @@ static int vault_adopt(void)
 {
 	struct vault_hdr h;
 	int fds[VR_MAX], n, i;
+	bool same_mech;
 
 	n = vault_recv(true, &h, fds, VR_MAX);
 	if (n == -EAGAIN)
@@ -448,29 +465,93 @@ static int vault_adopt(void)
 			 strerror(-n));
 		return 0;
 	}
-	if (h.mech != (unsigned int)S.ek.mech) {
+	/* The saved tables do not depend on the mechanism: keep them. */
+	same_mech = h.mech == (unsigned int)S.ek.mech;
+	if (!same_mech)
 		log_warn("vault: objects of another mechanism; starting afresh\n");
-		for (i = 0; i < n; i++)
-			close(fds[i]);
-		return 0;
-	}
 	for (i = 0; i < n; i++) {
-		switch (h.roles[i]) {
+		unsigned int role = h.roles[i];
+
+		if (role == VR_STATE0 || role == VR_STATE1) {
+			S.state_fd[role - VR_STATE0] = fds[i];
+			S.state_id[role - VR_STATE0] = h.state_id[role - VR_STATE0];
+			S.state_len[role - VR_STATE0] = h.state_len[role - VR_STATE0];
+			continue;
+		}
+		if (!same_mech) {
+			close(fds[i]);
+			continue;
+		}
+		switch (role) {
 		case VR_GEN: S.gen_fd = fds[i]; break;
 		case VR_PROGS: S.progs_fd = fds[i]; break;
 		case VR_CTR: S.ctr_fd = fds[i]; break;
 		case VR_IFINFO: S.ifinfo_fd = fds[i]; break;
 		case VR_DISP0: case VR_DISP1: case VR_DISP2:
-			S.disp[h.roles[i] - VR_DISP0] = fds[i]; break;
+			S.disp[role - VR_DISP0] = fds[i]; break;
 		case VR_LINK0: case VR_LINK1: case VR_LINK2:
-			S.link[h.roles[i] - VR_LINK0] = fds[i]; break;
+			S.link[role - VR_LINK0] = fds[i]; break;
 		default: close(fds[i]); break;
 		}
 	}
+	if (!same_mech)
+		return 0;
 	S.gen = h.gen & 1;
 	S.ctr_n = h.nentries;
 	S.attached = true;
 	return 1;
+}
+
+/* ----- saved table states (state_store.c) ----------------------------------- */
+
+int enforce_keep_state(int fd, __u32 id, __u32 len, bool only,
+		       int *released)
+{
+	int keep_fd[2], r, i;
+	__u32 keep_id[2], keep_len[2];
+
+	*released = -1;
+	memcpy(keep_fd, S.state_fd, sizeof(keep_fd));
+	memcpy(keep_id, S.state_id, sizeof(keep_id));
+	memcpy(keep_len, S.state_len, sizeof(keep_len));
+	S.state_fd[1] = only ? -1 : S.state_fd[0];
+	S.state_id[1] = only ? 0 : S.state_id[0];
+	S.state_len[1] = only ? 0 : S.state_len[0];
+	S.state_fd[0] = fd;
+	S.state_id[0] = id;
+	S.state_len[0] = len;
+	r = vault_store();
+	if (r) {	/* not kept: back to what the vault still holds */
+		memcpy(S.state_fd, keep_fd, sizeof(keep_fd));
+		memcpy(S.state_id, keep_id, sizeof(keep_id));
+		memcpy(S.state_len, keep_len, sizeof(keep_len));
+		if (fd != keep_fd[0] && fd != keep_fd[1])
+			*released = fd;
+		return r;
+	}
+	for (i = 0; i < 2; i++) {	/* hand back what is no longer kept */
+		if (keep_fd[i] < 0 || keep_fd[i] == S.state_fd[0] ||
+		    keep_fd[i] == S.state_fd[1])
+			continue;
+		if (*released >= 0)
+			close(*released);
+		*released = keep_fd[i];
+	}
+	return 0;
+}
+
+int enforce_kept_state(__u32 id, __u32 *len, bool *latest)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (S.state_fd[i] >= 0 && S.state_id[i] == id) {
+			*len = S.state_len[i];
+			*latest = i == 0;
+			return S.state_fd[i];
+		}
+	}
+	return -ENOENT;
 }
 
 /* ----- objects -------------------------------------------------------------- */
@@ -719,6 +800,8 @@ void enforce_shutdown(void)
 		xclose(&S.disp[i]);
 	}
 	vault_clear();
+	xclose(&S.state_fd[0]);
+	xclose(&S.state_fd[1]);
 	xclose(&S.gen_fd);
 	xclose(&S.progs_fd);
 	xclose(&S.ifinfo_fd);

@@ -61,6 +61,21 @@ extern bool enforce_conntrack_on;
 /* Do the rules in force use state/conntrack matches? */
 bool enforce_uses_conntrack(void);
 
+/*
+ * Saved table states (state_store.c) live in the vault beside the objects.
+ * enforce_keep_state() takes @fd, a memfd whose first @len bytes are the
+ * state committed by request @id, and keeps it with the previous one
+ * (@only: alone); *@released gets a state fd the vault no longer holds (or
+ * -1), for the caller to reuse or close.  0, or -errno with the vault
+ * unchanged (and @fd in *@released unless it was kept already).
+ * enforce_kept_state() returns the fd of the state kept under @id, the
+ * vault's until the next enforce_keep_state(), and its length (*@latest:
+ * whether it is the newest one kept), or -ENOENT.
+ */
+int enforce_keep_state(int fd, __u32 id, __u32 len, bool only,
+		       int *released);
+int enforce_kept_state(__u32 id, __u32 *len, bool *latest);
+
 /* Remove every program, link, filter and map (module unload). */
 void enforce_shutdown(void);
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The state snapshot: what a restarted helper needs to serve and enforce
- * the same tables with the same counters.  The kernel keeps the latest
- * snapshot without looking inside and hands it back after a restart.
+ * the same tables with the same counters.  state_store.c keeps it in the
+ * vault, which the module holds across helper restarts without looking
+ * inside.
  *
  * Layout (host byte order, no padding; everything after the header
  * repeats per table):

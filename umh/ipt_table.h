@@ -7,7 +7,7 @@
  *   ipt_validate.c  translate_table(): the structural checks of SET_REPLACE
  *   ipt_ext.c       the extensions we serve (sizes, checkentry, revisions)
  *   ipt_table.c     the stored filter table and the sockopt handlers
- *   ipt_state.c     the snapshot handed to the kernel for helper restarts
+ *   ipt_state.c     the tables serialized for helper restarts (state_store.c)
  */
 #ifndef UMH_IPT_TABLE_H
 #define UMH_IPT_TABLE_H

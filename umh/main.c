@@ -25,6 +25,7 @@
 #include "enforce.h"
 #include "ipt.h"
 #include "log.h"
+#include "state_store.h"
 
 #ifndef EBPFILTER_VERSION
 #define EBPFILTER_VERSION "0.1.0"
@@ -67,7 +68,7 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 		log_err("handshake: module speaks protocol %u, helper %u\n",
 			in->len == sizeof(*k) ? k->proto_version : 0,
 			EBPF_PROTO_VERSION);
-		channel_reply(hdr, -EPROTO, NULL, 0, NULL, 0);
+		channel_reply(hdr, -EPROTO, NULL, 0);
 		return -EPROTO;
 	}
 
@@ -76,7 +77,7 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 		err = ipt_init(k->features & EBPF_HELLO_RESTORE_FOLLOWS);
 	if (err) {
 		log_err("initialisation failed: %s\n", strerror(-err));
-		channel_reply(hdr, err, NULL, 0, NULL, 0);
+		channel_reply(hdr, err, NULL, 0);
 		return err;
 	}
 
@@ -90,10 +91,10 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	h.pid = getpid();
 	snprintf(h.version, sizeof(h.version), "%s", EBPFILTER_VERSION);
 	snprintf(h.mechanism, sizeof(h.mechanism), "%s", mechanism);
-	return channel_reply(hdr, 0, &h, sizeof(h), NULL, 0);
+	return channel_reply(hdr, 0, &h, sizeof(h));
 }
 
-static struct buf reply, state;
+static struct buf reply;
 
 /* Conntrack bookkeeping for the module (see EBPF_F_CONNTRACK_ON). */
 static unsigned int conntrack_flags(void)
@@ -107,22 +108,22 @@ static unsigned int conntrack_flags(void)
 static int ask_for_conntrack(const struct ebpf_msg_hdr *hdr)
 {
 	return channel_reply_flags(hdr, -EAGAIN, EBPF_F_WANT_CONNTRACK,
-				   NULL, 0, NULL, 0);
+				   NULL, 0);
 }
 
-/* Answer one sockopt request; the state snapshot rides along on change. */
+/* Answer one sockopt request; a change is saved for restarts first. */
 static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 {
 	const struct ebpf_sockopt *so = (const void *)in->data;
+	unsigned int flags = 0;
 	const void *data;
 	bool changed = false;
 	int status;
 
 	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so))
-		return channel_reply(hdr, -EINVAL, NULL, 0, NULL, 0);
+		return channel_reply(hdr, -EINVAL, NULL, 0);
 	data = in->data + sizeof(*so);
 	buf_reset(&reply);
-	buf_reset(&state);
 
 	if (hdr->type == EBPF_MSG_SOCKOPT_GET)
 		status = ipt_sockopt_get(so->optname, data, so->in_len,
@@ -134,20 +135,38 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 		return ask_for_conntrack(hdr);
 	if (status) {
 		buf_reset(&reply);
-		return channel_reply(hdr, status, NULL, 0, NULL, 0);
+		return channel_reply(hdr, status, NULL, 0);
 	}
-	if (changed && ipt_state_save(&state)) {
+	if (changed) {
+		int err = state_store(hdr->id);
+
 		/*
-		 * The change is live but could not be snapshotted: a restart
-		 * would lose it.  Say so; the next change retries.
+		 * The change is live but could not be saved: a restart would
+		 * go back to the last saved state.  Say so; the next change
+		 * retries.
 		 */
-		log_warn("could not save a state snapshot\n");
-		return channel_reply_flags(hdr, 0, conntrack_flags(),
-					   reply.data, reply.len, NULL, 0);
+		if (err)
+			log_warn("could not save the tables for a restart: %s\n",
+				 strerror(-err));
+		else
+			flags |= EBPF_F_STATE;
 	}
-	return channel_reply_flags(hdr, 0, conntrack_flags(), reply.data,
-				   reply.len, changed ? state.data : NULL,
-				   state.len);
+	/* after the change: it may have dropped the last conntrack rule */
+	flags |= conntrack_flags();
+	return channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
+}
+
+/* EBPF_MSG_RESTORE: the state the module was told is committed. */
+static int restore(const struct buf *in)
+{
+	struct ebpf_restore r;
+
+	if (in->len != sizeof(r))
+		return -EINVAL;
+	memcpy(&r, in->data, sizeof(r));
+	if (!r.state_id || r.reserved)
+		return -EINVAL;
+	return state_restore(r.state_id);
 }
 
 static int serve(void)
@@ -180,7 +199,7 @@ static int serve(void)
 			r = handle_sockopt(&hdr, &in);
 			break;
 		case EBPF_MSG_RESTORE:
-			r = ipt_state_restore(in.data, in.len);
+			r = restore(&in);
 			if (r == -ENFORCE_NEED_CONNTRACK) {
 				r = ask_for_conntrack(&hdr);
 				break;
@@ -189,18 +208,18 @@ static int serve(void)
 				log_err("restoring the previous state failed: %s\n",
 					strerror(-r));
 			r = channel_reply_flags(&hdr, r, r ? 0 : conntrack_flags(),
-						NULL, 0, NULL, 0);
+						NULL, 0);
 			break;
 		case EBPF_MSG_PING:
-			r = channel_reply(&hdr, 0, NULL, 0, NULL, 0);
+			r = channel_reply(&hdr, 0, NULL, 0);
 			break;
 		case EBPF_MSG_SHUTDOWN:
 			enforce_shutdown();
-			channel_reply(&hdr, 0, NULL, 0, NULL, 0);
+			channel_reply(&hdr, 0, NULL, 0);
 			r = 0;
 			goto out;
 		default:
-			r = channel_reply(&hdr, -EOPNOTSUPP, NULL, 0, NULL, 0);
+			r = channel_reply(&hdr, -EOPNOTSUPP, NULL, 0);
 			break;
 		}
 		if (r < 0)

@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 #define EBPF_PROTO_MAGIC	0x46504245u	/* "EBPF" on little endian */
-#define EBPF_PROTO_VERSION	1
+#define EBPF_PROTO_VERSION	2
 
 /* Largest payload either side accepts in one message (64 MiB). */
 #define EBPF_PROTO_MAX_PAYLOAD	(64u << 20)
@@ -46,9 +46,9 @@ enum ebpf_msg_type {
 	 */
 	EBPF_MSG_SOCKOPT_SET	= 3,
 	/*
-	 * kernel -> helper: payload is the last state snapshot a previous
-	 * helper handed over (see EBPF_F_STATE); sent once, right after the
-	 * handshake of a restarted helper.  Reply: status only.
+	 * kernel -> helper: payload struct ebpf_restore, naming the last
+	 * state a previous helper committed (see EBPF_F_STATE); sent once,
+	 * right after the handshake of a restarted helper.  Reply: status only.
 	 */
 	EBPF_MSG_RESTORE	= 4,
 	/* kernel -> helper: release everything, then answer and exit. */
@@ -60,10 +60,15 @@ enum ebpf_msg_type {
 /* hdr.flags */
 #define EBPF_F_REPLY	0x0001	/* set on every helper -> kernel message */
 /*
- * A reply with EBPF_F_STATE ends with hdr.state_len bytes of opaque state:
- * the helper's committed tables.  The kernel keeps the latest such snapshot
- * and gives it to a restarted helper (EBPF_MSG_RESTORE), so a helper crash
- * loses no rules.  The kernel never interprets it.
+ * A successful reply with EBPF_F_STATE says: this request changed the
+ * helper's tables, and the helper has saved the new state under this
+ * request's id.  The helper keeps its saved states (the latest two) in the
+ * vault, the datagram socket pair the module holds across helper restarts
+ * (umh/enforce.c), so no table image crosses the channel.  The kernel only
+ * remembers the id of the last reply with this flag: that is the state the
+ * caller was told is committed, and a restarted helper is asked to restore
+ * exactly that one (EBPF_MSG_RESTORE), not a newer one saved by a helper
+ * that died before it could answer.
  */
 #define EBPF_F_STATE	0x0002
 
@@ -92,8 +97,7 @@ enum ebpf_msg_type {
  * @id:      request id chosen by the kernel; a reply repeats it
  * @status:  replies: 0 or a negative errno; requests: 0
  * @len:     number of payload bytes that follow the header
- * @state_len: replies with EBPF_F_STATE: how many of the @len payload bytes,
- *           at the end of the payload, are the state snapshot; else 0
+ * @reserved2: 0
  */
 struct ebpf_msg_hdr {
 	__u32 magic;
@@ -104,7 +108,7 @@ struct ebpf_msg_hdr {
 	__u32 id;
 	__s32 status;
 	__u32 len;
-	__u32 state_len;
+	__u32 reserved2;
 	__u32 pad;
 };
 
@@ -132,6 +136,16 @@ struct ebpf_hello {
 	__u32 reserved;
 	char version[32];
 	char mechanism[32];
+};
+
+/**
+ * struct ebpf_restore - payload of EBPF_MSG_RESTORE
+ * @state_id: id of the request whose reply last carried EBPF_F_STATE
+ * @reserved: 0
+ */
+struct ebpf_restore {
+	__u32 state_id;
+	__u32 reserved;
 };
 
 /**

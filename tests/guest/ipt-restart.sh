@@ -1,7 +1,9 @@
 #!/bin/bash
 # Nothing lost: after kill -9 of the helper, the restarted helper serves the
-# same rules and counters (from the snapshot the module kept); a rejected
-# SET_REPLACE afterwards leaves them untouched.
+# same rules and counters (the state it saved in the module's vault); a
+# rejected SET_REPLACE afterwards leaves them untouched; and a helper killed
+# after saving a change but before its reply reached the module leaves the
+# caller with an error and the previous tables in force, not the new ones.
 . tests/guest/ipt-lib.sh
 
 use_ebpfilter
@@ -29,6 +31,24 @@ printf '*filter\n:la - [0:0]\n:lb - [0:0]\n-A la -j lb\n-A lb -j la\n-A INPUT -j
 	iptables-legacy-restore -n && fail "a restore with a loop succeeded"
 iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after3"
 diff -u "$IPT_OUT/before2" "$IPT_OUT/after3" || fail "a rejected restore changed the table"
+# `iptables -A` makes three requests: GET_INFO, GET_ENTRIES, SET_REPLACE.
+# strace kills the helper at its third reply (writev), after the change was
+# committed and saved, before the module heard of it.
+command -v strace >/dev/null || fail "strace is not installed"
+# (Three deaths within 10 s of their starts throttle restarts: let this
+# helper live that long, or its death would be refused a restart.)
+sleep 10
+pid=$(helper_pids)
+strace -qq -o /dev/null -p "$pid" -e trace=writev -e inject=writev:signal=KILL:when=3 &
+tracer=$!
+wait_for 10 grep -q '^TracerPid:[[:space:]]*[1-9]' "/proc/$pid/status" || fail "strace did not attach"
+dmesg_mark
+$IPT -A INPUT -s 10.99.0.1 -j ACCEPT && fail "append succeeded although the helper died before answering"
+wait $tracer
+iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after4"
+diff -u "$IPT_OUT/before2" "$IPT_OUT/after4" || fail "an unacknowledged change survived the restart"
+dmesg_since_mark | grep -q 'a newer change was saved but never acknowledged' ||
+	fail "the restarted helper did not say it dropped the unacknowledged change"
 ipt_reset
 modprobe -r ebpfilter || fail "cannot unload ebpfilter"
-echo "PASS ipt-restart: $(grep -c -- '^\[' "$IPT_OUT/before") rules and counters survived two kill -9"
+echo "PASS ipt-restart: $(grep -c -- '^\[' "$IPT_OUT/before") rules and counters survived two kill -9; an unacknowledged change did not"

@@ -12,7 +12,8 @@ if insmod "$EBPF_KO_BADHELLO" 2>/tmp/insmod.err; then
 fi
 cat /tmp/insmod.err
 grep -q "Protocol error" /tmp/insmod.err || fail "insmod error is not EPROTO"
-dmesg_has "helper handshake failed: helper speaks protocol 2989, module 1" ||
+proto=$(sed -n 's/^#define EBPF_PROTO_VERSION[[:space:]]*\([0-9]*\).*/\1/p' include/ebpfilter/proto.h)
+dmesg_has "helper handshake failed: helper speaks protocol 2989, module $proto" ||
 	fail "handshake failure not reported"
 dmesg_has "not loaded: the helper did not come up (-71)" || fail "no summary line"
 sleep 1
