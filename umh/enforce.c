@@ -52,6 +52,7 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <linux/netfilter.h>
 
 #include <bpf/bpf.h>
@@ -72,13 +73,13 @@ enum vault_role {
 	VR_GEN = 1, VR_PROGS, VR_CTR, VR_IFINFO,
 	VR_DISP0, VR_DISP1, VR_DISP2,
 	VR_LINK0, VR_LINK1, VR_LINK2,
-	VR_STATE0, VR_STATE1,
-	VR_MAX
+	VR_STATE,	/* + slot * ENF_STATE_PARTS + part */
+	VR_MAX = VR_STATE + 2 * ENF_STATE_PARTS
 };
 
 struct vault_hdr {
 	__u32 magic, version, mech, gen, nfds, nentries;
-	__u32 state_id[2], state_len[2];
+	__u32 state_id[2], state_len[2][ENF_STATE_PARTS];
 	__u32 roles[VR_MAX];
 };
 
@@ -91,11 +92,10 @@ static struct {
 	unsigned int gen;
 	int disp[CG_NHOOKS];
 	int link[CG_NHOOKS];
-	int state_fd[2];	/* saved states: [0] latest, [1] the one before */
-	__u32 state_id[2], state_len[2];
+	struct enf_state state[2];	/* saved: [0] latest, [1] the one before */
 } S = { .gen_fd = -1, .progs_fd = -1, .ifinfo_fd = -1, .ctr_fd = -1,
 	.disp = { -1, -1, -1 }, .link = { -1, -1, -1 },
-	.state_fd = { -1, -1 } };
+	.state = { { .fd = { -1, -1 } }, { .fd = { -1, -1 } } } };
 
 static void xclose(int *fd)
 {
@@ -384,9 +384,8 @@ static int vault_store(void)
 	struct vault_hdr h = { .magic = VAULT_MAGIC, .version = VAULT_VERSION,
 			       .mech = S.ek.mech, .gen = S.gen,
 			       .nentries = S.ctr_n,
-			       .state_id = { S.state_id[0], S.state_id[1] },
-			       .state_len = { S.state_len[0], S.state_len[1] } };
-	int fds[VR_MAX], nf = 0, i;
+			       .state_id = { S.state[0].id, S.state[1].id } };
+	int fds[VR_MAX], nf = 0, i, p;
 	char cbuf[CMSG_SPACE(sizeof(int) * VR_MAX)];
 	struct iovec iov = { &h, sizeof(h) };
 	struct msghdr mh = {
@@ -406,8 +405,12 @@ static int vault_store(void)
 		PUT(S.disp[i], VR_DISP0 + i);
 		PUT(S.link[i], VR_LINK0 + i);
 	}
-	PUT(S.state_fd[0], VR_STATE0);
-	PUT(S.state_fd[1], VR_STATE1);
+	for (i = 0; i < 2; i++) {
+		for (p = 0; p < ENF_STATE_PARTS; p++) {
+			h.state_len[i][p] = S.state[i].len[p];
+			PUT(S.state[i].fd[p], VR_STATE + i * ENF_STATE_PARTS + p);
+		}
+	}
 #undef PUT
 	h.nfds = (unsigned int)nf;
 	memset(cbuf, 0, sizeof(cbuf));
@@ -450,6 +453,126 @@ static void vault_clear(void)
 	S.vault_full = false;
 }
 
+/* ----- saved table states (state_store.c) ----------------------------------- */
+
+/*
+ * Two states may share a part (ADD_COUNTERS keeps the tables): the vault
+ * returns one fd per mention, so make them one fd again, or releasing one
+ * would hand out a file the other still holds.
+ */
+static void unify_state_fds(void)
+{
+	struct stat a, b;
+	int *f[2 * ENF_STATE_PARTS], i, j, n = 0;
+
+	for (i = 0; i < 2; i++)
+		for (j = 0; j < ENF_STATE_PARTS; j++)
+			f[n++] = &S.state[i].fd[j];
+	for (i = 0; i < n; i++) {
+		if (*f[i] < 0 || fstat(*f[i], &a))
+			continue;
+		for (j = i + 1; j < n; j++) {
+			if (*f[j] < 0 || *f[j] == *f[i] || fstat(*f[j], &b) ||
+			    a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+				continue;
+			close(*f[j]);
+			*f[j] = *f[i];
+		}
+	}
+}
+
+static bool state_holds(const struct enf_state *st, int n, int fd)
+{
+	int i, p;
+
+	for (i = 0; i < n; i++)
+		for (p = 0; p < ENF_STATE_PARTS; p++)
+			if (st[i].fd[p] == fd)
+				return true;
+	return false;
+}
+
+/* Put each fd of @from[0..n) not held by S.state in @out, once. */
+static void collect_released(const struct enf_state *from, int n,
+			     int out[ENF_STATE_RELEASED])
+{
+	int i, p, k = 0;
+
+	for (i = 0; i < ENF_STATE_RELEASED; i++)
+		out[i] = -1;
+	for (i = 0; i < n; i++) {
+		for (p = 0; p < ENF_STATE_PARTS; p++) {
+			int fd = from[i].fd[p], j;
+			bool dup = false;
+
+			if (fd < 0 || state_holds(S.state, 2, fd))
+				continue;
+			for (j = 0; j < k; j++)
+				dup |= out[j] == fd;
+			if (!dup && k < ENF_STATE_RELEASED)
+				out[k++] = fd;
+		}
+	}
+}
+
+int enforce_keep_state(const struct enf_state *st, bool only,
+		       int released[ENF_STATE_RELEASED])
+{
+	struct enf_state old[2];
+	int r;
+
+	memcpy(old, S.state, sizeof(old));
+	S.state[1] = S.state[0];
+	if (only) {
+		memset(&S.state[1], 0, sizeof(S.state[1]));
+		memset(S.state[1].fd, -1, sizeof(S.state[1].fd));
+	}
+	S.state[0] = *st;
+	r = vault_store();
+	if (r) {	/* not kept: back to what the vault still holds */
+		memcpy(S.state, old, sizeof(old));
+		collect_released(st, 1, released);
+		return r;
+	}
+	collect_released(old, 2, released);
+	return 0;
+}
+
+const struct enf_state *enforce_kept_state(__u32 id, bool *latest)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		if (S.state[i].fd[0] >= 0 && S.state[i].id == id) {
+			*latest = i == 0;
+			return &S.state[i];
+		}
+	}
+	return NULL;
+}
+
+/* Close every saved state (shutdown). */
+static void drop_states(void)
+{
+	struct enf_state old[2];
+	int rel[ENF_STATE_RELEASED], i;
+
+	memcpy(old, S.state, sizeof(old));
+	for (i = 0; i < 2; i++) {
+		memset(&S.state[i], 0, sizeof(S.state[i]));
+		memset(S.state[i].fd, -1, sizeof(S.state[i].fd));
+	}
+	collect_released(old, 2, rel);
+	for (i = 0; i < ENF_STATE_RELEASED; i++)
+		if (rel[i] >= 0)
+			close(rel[i]);
+}
+
+const struct enf_state *enforce_latest_state(void)
+{
+	return S.state[0].fd[0] >= 0 ? &S.state[0] : NULL;
+}
+
 static int vault_adopt(void)
 {
 	struct vault_hdr h;
@@ -472,10 +595,13 @@ static int vault_adopt(void)
 	for (i = 0; i < n; i++) {
 		unsigned int role = h.roles[i];
 
-		if (role == VR_STATE0 || role == VR_STATE1) {
-			S.state_fd[role - VR_STATE0] = fds[i];
-			S.state_id[role - VR_STATE0] = h.state_id[role - VR_STATE0];
-			S.state_len[role - VR_STATE0] = h.state_len[role - VR_STATE0];
+		if (role >= VR_STATE && role < VR_MAX) {
+			unsigned int slot = (role - VR_STATE) / ENF_STATE_PARTS;
+			unsigned int part = (role - VR_STATE) % ENF_STATE_PARTS;
+
+			S.state[slot].fd[part] = fds[i];
+			S.state[slot].len[part] = h.state_len[slot][part];
+			S.state[slot].id = h.state_id[slot];
 			continue;
 		}
 		if (!same_mech) {
@@ -494,64 +620,13 @@ static int vault_adopt(void)
 		default: close(fds[i]); break;
 		}
 	}
+	unify_state_fds();
 	if (!same_mech)
 		return 0;
 	S.gen = h.gen & 1;
 	S.ctr_n = h.nentries;
 	S.attached = true;
 	return 1;
-}
-
-/* ----- saved table states (state_store.c) ----------------------------------- */
-
-int enforce_keep_state(int fd, __u32 id, __u32 len, bool only,
-		       int *released)
-{
-	int keep_fd[2], r, i;
-	__u32 keep_id[2], keep_len[2];
-
-	*released = -1;
-	memcpy(keep_fd, S.state_fd, sizeof(keep_fd));
-	memcpy(keep_id, S.state_id, sizeof(keep_id));
-	memcpy(keep_len, S.state_len, sizeof(keep_len));
-	S.state_fd[1] = only ? -1 : S.state_fd[0];
-	S.state_id[1] = only ? 0 : S.state_id[0];
-	S.state_len[1] = only ? 0 : S.state_len[0];
-	S.state_fd[0] = fd;
-	S.state_id[0] = id;
-	S.state_len[0] = len;
-	r = vault_store();
-	if (r) {	/* not kept: back to what the vault still holds */
-		memcpy(S.state_fd, keep_fd, sizeof(keep_fd));
-		memcpy(S.state_id, keep_id, sizeof(keep_id));
-		memcpy(S.state_len, keep_len, sizeof(keep_len));
-		if (fd != keep_fd[0] && fd != keep_fd[1])
-			*released = fd;
-		return r;
-	}
-	for (i = 0; i < 2; i++) {	/* hand back what is no longer kept */
-		if (keep_fd[i] < 0 || keep_fd[i] == S.state_fd[0] ||
-		    keep_fd[i] == S.state_fd[1])
-			continue;
-		if (*released >= 0)
-			close(*released);
-		*released = keep_fd[i];
-	}
-	return 0;
-}
-
-int enforce_kept_state(__u32 id, __u32 *len, bool *latest)
-{
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		if (S.state_fd[i] >= 0 && S.state_id[i] == id) {
-			*len = S.state_len[i];
-			*latest = i == 0;
-			return S.state_fd[i];
-		}
-	}
-	return -ENOENT;
 }
 
 /* ----- objects -------------------------------------------------------------- */
@@ -800,8 +875,7 @@ void enforce_shutdown(void)
 		xclose(&S.disp[i]);
 	}
 	vault_clear();
-	xclose(&S.state_fd[0]);
-	xclose(&S.state_fd[1]);
+	drop_states();
 	xclose(&S.gen_fd);
 	xclose(&S.progs_fd);
 	xclose(&S.ifinfo_fd);

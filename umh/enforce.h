@@ -62,19 +62,29 @@ extern bool enforce_conntrack_on;
 bool enforce_uses_conntrack(void);
 
 /*
- * Saved table states (state_store.c) live in the vault beside the objects.
- * enforce_keep_state() takes @fd, a memfd whose first @len bytes are the
- * state committed by request @id, and keeps it with the previous one
- * (@only: alone); *@released gets a state fd the vault no longer holds (or
- * -1), for the caller to reuse or close.  0, or -errno with the vault
- * unchanged (and @fd in *@released unless it was kept already).
- * enforce_kept_state() returns the fd of the state kept under @id, the
- * vault's until the next enforce_keep_state(), and its length (*@latest:
- * whether it is the newest one kept), or -ENOENT.
+ * Saved table states (state_store.c) live in the vault beside the objects,
+ * the latest two: each is ENF_STATE_PARTS memfds (parts may be shared
+ * between the two) and the id of the request that committed it.
+ *
+ * enforce_keep_state() keeps @st as the latest, with the previous one
+ * (@only: alone).  @released gets the fds the vault no longer holds (-1
+ * padded), for the caller to reuse or close.  0, or -errno with the vault
+ * unchanged (and @st's own new fds in @released).
+ * enforce_kept_state() returns the state kept under @id (*@latest: whether
+ * it is the newest one), enforce_latest_state() the newest; NULL if none.
+ * Their fds are the vault's until the next enforce_keep_state().
  */
-int enforce_keep_state(int fd, __u32 id, __u32 len, bool only,
-		       int *released);
-int enforce_kept_state(__u32 id, __u32 *len, bool *latest);
+#define ENF_STATE_PARTS		2
+#define ENF_STATE_RELEASED	(2 * ENF_STATE_PARTS)
+struct enf_state {
+	int fd[ENF_STATE_PARTS];
+	__u32 len[ENF_STATE_PARTS];	/* bytes of each that hold the state */
+	__u32 id;
+};
+int enforce_keep_state(const struct enf_state *st, bool only,
+		       int released[ENF_STATE_RELEASED]);
+const struct enf_state *enforce_kept_state(__u32 id, bool *latest);
+const struct enf_state *enforce_latest_state(void);
 
 /* Remove every program, link, filter and map (module unload). */
 void enforce_shutdown(void);

@@ -41,9 +41,18 @@ int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
 int ipt_sockopt_set(unsigned int optname, const void *in, size_t in_len,
 		    struct buf *out, bool *changed);
 
-/* Serialize the committed tables and counters (opaque to the kernel). */
+/*
+ * Serialize the committed tables and their counters (ipt_state.c): a
+ * snapshot is the tables part followed by the counters part, which can be
+ * saved apart (ADD_COUNTERS changes only the counters).  0 or -errno.
+ */
 int ipt_state_save(struct buf *out);
+int ipt_state_save_tables(struct buf *out);
+int ipt_state_save_counters(struct buf *out);
 /* Replace the tables with a snapshot from ipt_state_save(); 0 or -errno. */
 int ipt_state_restore(const void *data, size_t len);
+/* Changes with every commit of a table: whether a saved tables part is
+ * still the tables in force. */
+unsigned long ipt_tables_generation(void);
 
 #endif

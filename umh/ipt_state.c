@@ -5,14 +5,17 @@
  * vault, which the module holds across helper restarts without looking
  * inside.
  *
- * Layout (host byte order, no padding; everything after the header
- * repeats per table):
+ * Layout (host byte order, no padding), in two parts that can be saved
+ * apart, so that ADD_COUNTERS rewrites only the second:
  *
- *   struct snap_header   magic, version, number of tables
- *   struct snap_table    name, hooks, entry count, blob size
- *   blob                 the entries, as GET_ENTRIES returns them
- *   counters             struct xt_counters[num_entries]: base counters
- *                        plus the enforcement counts at the time of saving
+ *   tables:   struct snap_header   magic, version, number of tables
+ *             then per table:
+ *             struct snap_table    name, hooks, entry count, blob size
+ *             blob                 the entries, as GET_ENTRIES returns them
+ *   counters: per table, in the same order:
+ *             struct xt_counters[num_entries], the base counters
+ *
+ * A snapshot is the two parts one after the other.
  *
  * On restore the snapshot is untrusted input like any SET_REPLACE: it
  * goes through the same translate_table() checks before it is committed.
@@ -52,7 +55,6 @@ static const char *const served_tables[] = { "filter" };
 static int save_table(const struct ipt_stored_table *t, struct buf *out)
 {
 	struct snap_table st;
-	struct xt_counters *c;
 	int err;
 
 	memset(&st, 0, sizeof(st));
@@ -65,23 +67,10 @@ static int save_table(const struct ipt_stored_table *t, struct buf *out)
 	err = buf_append(out, &st, sizeof(st));
 	if (!err)
 		err = buf_append(out, t->blob.entries, t->blob.size);
-	if (err)
-		return err;
-	c = buf_append_zero(out, t->blob.num_entries * sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	/*
-	 * Only the base counters (ADD_COUNTERS): what the BPF programs counted
-	 * stays in their counter map, which outlives this helper in the
-	 * vault; a restarted helper adds it back (ipt_state_restore()), so
-	 * no packet counted between two snapshots is lost.
-	 */
-	if (t->blob.num_entries)
-		memcpy(c, t->base, t->blob.num_entries * sizeof(*c));
 	return err;
 }
 
-int ipt_state_save(struct buf *out)
+int ipt_state_save_tables(struct buf *out)
 {
 	struct snap_header h = {
 		.magic = SNAP_MAGIC,
@@ -106,6 +95,42 @@ int ipt_state_save(struct buf *out)
 	}
 	memcpy(out->data + hdr_at, &h, sizeof(h));
 	return 0;
+}
+
+int ipt_state_save_counters(struct buf *out)
+{
+	unsigned int i;
+
+	for (i = 0; i < N_SERVED; i++) {
+		const struct ipt_stored_table *t = ipt_table_find(served_tables[i]);
+		size_t n;
+
+		if (!t)
+			continue;
+		/*
+		 * Only the base counters (ADD_COUNTERS): what the BPF programs
+		 * counted stays in their counter map, which outlives this
+		 * helper in the vault; a restarted helper adds it back
+		 * (ipt_state_restore()), so no packet counted between two
+		 * snapshots is lost.
+		 */
+		n = t->blob.num_entries * sizeof(struct xt_counters);
+		if (n && buf_append(out, t->base, n))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int ipt_state_save(struct buf *out)
+{
+	size_t at = out->len;
+	int err = ipt_state_save_tables(out);
+
+	if (!err)
+		err = ipt_state_save_counters(out);
+	if (err)
+		out->len = at;
+	return err;
 }
 
 /* Take @n bytes at *@pos of @len, or NULL when they are not there. */
@@ -137,7 +162,7 @@ static void parsed_free(struct parsed_table *p)
 static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 		       struct parsed_table *out)
 {
-	const unsigned char *blob, *counters;
+	const unsigned char *blob;
 	struct ipt_replace repl;
 	struct snap_table st;
 	const void *p;
@@ -152,11 +177,10 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 	if (!out->t || st.valid_hooks != out->t->valid_hooks)
 		return -EINVAL;
 	blob = take(data, len, pos, st.size);
+	/* its counters come later; they must be there before we translate */
 	if (!blob ||
 	    st.num_entries > (len - *pos) / sizeof(struct xt_counters))
 		return -EINVAL;
-	counters = take(data, len, pos,
-			(size_t)st.num_entries * sizeof(struct xt_counters));
 
 	memset(&repl, 0, sizeof(repl));
 	strcpy(repl.name, st.name);
@@ -174,7 +198,18 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 		ipt_blob_free(&out->blob);
 		return -ENOMEM;
 	}
-	memcpy(out->base, counters, st.num_entries * sizeof(*out->base));
+	return 0;
+}
+
+static int parse_counters(const unsigned char *data, size_t len, size_t *pos,
+			  struct parsed_table *p)
+{
+	size_t n = (size_t)p->blob.num_entries * sizeof(*p->base);
+	const unsigned char *c = take(data, len, pos, n);
+
+	if (!c)
+		return -EINVAL;
+	memcpy(p->base, c, n);
 	return 0;
 }
 
@@ -198,6 +233,8 @@ int ipt_state_restore(const void *data, size_t len)
 	/* All of it must be valid before any of it is committed. */
 	for (err = 0; !err && n < h.num_tables; n++)
 		err = parse_table(d, len, &pos, &parsed[n]);
+	for (i = 0; !err && i < n; i++)
+		err = parse_counters(d, len, &pos, &parsed[i]);
 	if (!err && pos != len)
 		err = -EINVAL;
 	for (i = 0; !err && i < n; i++) {

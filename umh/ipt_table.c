@@ -72,6 +72,13 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 	return v;
 }
 
+static unsigned long tables_generation;
+
+unsigned long ipt_tables_generation(void)
+{
+	return tables_generation;
+}
+
 int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		     const struct xt_counters *base, struct xt_counters *old)
 {
@@ -106,6 +113,7 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	t->blob = *nb;
 	t->base = nbase;
 	t->committed = true;
+	tables_generation++;
 	memset(nb, 0, sizeof(*nb));
 	return 0;
 fail:
