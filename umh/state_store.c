@@ -4,8 +4,9 @@
  *
  * After every change (SET_REPLACE, ADD_COUNTERS) the helper serializes its
  * tables and counters (ipt_state.c) into memfds and keeps them in the
- * vault (enforce.c) under the id of the request that made the change; its reply then carries EBPF_F_STATE and the module remembers that
- * id.  A restarted helper is told the id (EBPF_MSG_RESTORE) and restores
+ * vault (enforce.c) under the id of the request that made the change; its
+ * reply then carries EBPF_F_STATE and the module remembers that id.  A
+ * restarted helper is told the id (EBPF_MSG_RESTORE) and restores
  * that state.  The table image never crosses the channel: for 10,000 rules
  * it is ~2 MB, which cost ~30 ms per change to send and receive under TCG.
  *
@@ -18,16 +19,17 @@
  * counters (160 KB for 10,000 rules) and the new state shares the tables
  * memfd (~2 MB) with the previous one.
  *
- * A memfd the vault lets go of is written over by a later change, and
- * never shrunk (the vault records each part's length): filling fresh shmem
- * pages cost 15-45 ms per 2 MB under TCG, overwriting resident ones 5-10.
- * So the few memfds in turn keep the largest part seen, like the helper's
- * other working buffers.  A memfd is never written while the vault holds
- * it.
+ * A memfd the vault lets go of is written over by a later change rather
+ * than closed, and never shrunk (the vault records each part's length):
+ * filling fresh shmem pages cost 15-45 ms per 2 MB under TCG, overwriting
+ * resident ones 5-10.  At most SPARES such memfds are held, and a part goes
+ * into the smallest that fits, so counters do not end up in table-sized
+ * files.  A memfd is never written while the vault holds it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,34 +62,63 @@ static int write_all(int fd, const unsigned char *p, size_t n)
 }
 
 /* Memfds the vault no longer holds, to write the next parts into. */
-static int spare[ENF_STATE_RELEASED] = { -1, -1, -1, -1 };
+#define SPARES 2
+static int spare[SPARES] = { -1, -1 };
+
+static off_t size_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? -1 : st.st_size;
+}
 
 static void add_spares(const int released[ENF_STATE_RELEASED])
 {
 	int i, j;
 
 	for (i = 0; i < ENF_STATE_RELEASED; i++) {
-		if (released[i] < 0)
+		int fd = released[i];
+
+		if (fd < 0)
 			continue;
-		for (j = 0; j < ENF_STATE_RELEASED && spare[j] >= 0; j++)
-			;
-		if (j < ENF_STATE_RELEASED)
-			spare[j] = released[i];
-		else
-			close(released[i]);
+		/* keep the larger ones: they fit more parts */
+		for (j = 0; j < SPARES && fd >= 0; j++) {
+			if (spare[j] < 0 || size_of(spare[j]) < size_of(fd)) {
+				int t = spare[j];
+
+				spare[j] = fd;
+				fd = t;
+			}
+		}
+		if (fd >= 0)
+			close(fd);
 	}
 }
 
-static int take_spare(void)
+/* Is a file of @a bytes a better home for @len bytes than one of @b? */
+static bool fits_better(off_t a, off_t b, size_t len)
 {
-	int i, fd;
+	bool a_fits = (size_t)a >= len, b_fits = (size_t)b >= len;
 
-	for (i = 0; i < ENF_STATE_RELEASED; i++) {
-		if (spare[i] >= 0) {
-			fd = spare[i];
-			spare[i] = -1;
-			return fd;
-		}
+	if (a_fits != b_fits)
+		return a_fits;
+	return a_fits ? a < b : a > b;	/* the smallest that fits, else the largest */
+}
+
+/* A spare memfd for @len bytes (see fits_better()), or a new one. */
+static int take_spare(size_t len)
+{
+	int i, best = -1, fd;
+
+	for (i = 0; i < SPARES; i++) {
+		if (spare[i] >= 0 && (best < 0 ||
+		    fits_better(size_of(spare[i]), size_of(spare[best]), len)))
+			best = i;
+	}
+	if (best >= 0) {
+		fd = spare[best];
+		spare[best] = -1;
+		return fd;
 	}
 	fd = memfd_create("ebpfilter-state", MFD_CLOEXEC);
 	return fd < 0 ? -errno : fd;
@@ -97,7 +128,7 @@ static int take_spare(void)
 static int write_part(const struct buf *b)
 {
 	struct stat st;
-	int fd = take_spare(), r;
+	int fd = take_spare(b->len), r;
 
 	if (fd < 0)
 		return fd;
