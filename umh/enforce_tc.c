@@ -10,7 +10,10 @@
  * Filters use handle ENF_TC_HANDLE, priority ENF_TC_PRIO, and are attached
  * with BPF_TC_F_REPLACE, so a restarted helper re-attaching is idempotent.
  * They are netlink-owned: they survive the helper (never fail open) and
- * enforce_shutdown() removes them.
+ * enforce_shutdown() removes them, and with them each clsact qdisc that
+ * ebpfilter created (ENF_IF_OWN_CLSACT in the interface's ifinfo record,
+ * which outlives a helper in the vault) once no other filter is on it; a
+ * clsact that was there before stays.
  *
  * Known window: an interface created while no helper runs, or in the few
  * milliseconds between its creation and our RTM_NEWLINK handling, is not
@@ -27,6 +30,7 @@
 #include <sys/socket.h>
 #include <linux/if_arp.h>
 #include <linux/netlink.h>
+#include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
 
 #include <bpf/bpf.h>
@@ -54,6 +58,9 @@ void enf_tc_ifinfo(struct cg_ifinfo *v, const char *name, unsigned int type)
 	 * tunnels and L3 devices (tun, wireguard, ipip) none. */
 	v->l2len = (type == ARPHRD_ETHER || type == ARPHRD_LOOPBACK) ? 14 : 0;
 }
+
+/* cg_ifinfo.flags: we created this interface's clsact qdisc */
+#define ENF_IF_OWN_CLSACT	0x1
 
 static bool is_attached(unsigned int ifindex)
 {
@@ -85,11 +92,13 @@ static void set_attached(unsigned int ifindex, bool on)
 static int attach_one(unsigned int ifindex, const char *name,
 		      unsigned int type, bool force)
 {
-	struct cg_ifinfo v;
+	struct cg_ifinfo v, old;
 	__u32 key = ifindex;
 	int r, i;
 
 	enf_tc_ifinfo(&v, name, type);
+	if (!bpf_map_lookup_elem(T.ifinfo_fd, &key, &old))
+		v.flags = old.flags;	/* a restart or a renamed link */
 	/* the record first: the programs read it for every packet */
 	if (bpf_map_update_elem(T.ifinfo_fd, &key, &v, BPF_ANY))
 		return -errno;
@@ -106,6 +115,12 @@ static int attach_one(unsigned int ifindex, const char *name,
 		r = bpf_tc_hook_create(&hook);
 		if (r && r != -EEXIST)
 			goto fail;
+		if (!r) {	/* ours: remove it at shutdown */
+			v.flags |= ENF_IF_OWN_CLSACT;
+			if (bpf_map_update_elem(T.ifinfo_fd, &key, &v, BPF_ANY))
+				log_warn("tc: cannot note the clsact qdisc of %s as ours: it will stay after unload\n",
+					 name);
+		}
 		r = bpf_tc_attach(&hook, &o);
 		if (r)
 			goto fail;
@@ -119,8 +134,82 @@ fail:
 	return r;
 }
 
+/*
+ * Send the rtnetlink dump request @req; call @fn for each record.  0 or
+ * -errno.  (Callbacks may dump again: the buffer is per call.)
+ */
+static int nl_dump(const struct nlmsghdr *req,
+		   void (*fn)(struct nlmsghdr *nh, void *arg), void *arg)
+{
+	const size_t cap = 32768;
+	char *buf = malloc(cap);
+	int s, r = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (s < 0) {
+		free(buf);
+		return -errno;
+	}
+	if (send(s, req, req->nlmsg_len, 0) < 0) {
+		r = -errno;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n = recv(s, buf, cap, 0);
+		struct nlmsghdr *nh;
+
+		if (n < 0) {
+			r = -errno;
+			goto out;
+		}
+		for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n);
+		     nh = NLMSG_NEXT(nh, n)) {
+			if (nh->nlmsg_type == NLMSG_DONE)
+				goto out;
+			if (nh->nlmsg_type == NLMSG_ERROR) {
+				r = -EIO;
+				goto out;
+			}
+			fn(nh, arg);
+		}
+	}
+out:
+	close(s);
+	free(buf);
+	return r;
+}
+
+static void count_filter(struct nlmsghdr *nh, void *arg)
+{
+	if (nh->nlmsg_type == RTM_NEWTFILTER)
+		++*(int *)arg;
+}
+
+/* How many filters does @ifindex have under @parent?  -errno on failure. */
+static int count_filters(unsigned int ifindex, __u32 parent)
+{
+	struct {
+		struct nlmsghdr nh;
+		struct tcmsg tc;
+	} req = {
+		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETTFILTER,
+			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
+		.tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = (int)ifindex,
+			.tcm_parent = parent },
+	};
+	int n = 0, r = nl_dump(&req.nh, count_filter, &n);
+
+	return r ? r : n;
+}
+
 static void detach_one(unsigned int ifindex)
 {
+	LIBBPF_OPTS(bpf_tc_hook, both, .ifindex = (int)ifindex,
+		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
+	struct cg_ifinfo v;
+	__u32 key = ifindex;
 	int i;
 
 	for (i = 0; i < 2; i++) {
@@ -131,6 +220,14 @@ static void detach_one(unsigned int ifindex)
 
 		bpf_tc_detach(&hook, &o);
 	}
+	/* our clsact goes too, unless someone else's filters are on it */
+	if (bpf_map_lookup_elem(T.ifinfo_fd, &key, &v) ||
+	    !(v.flags & ENF_IF_OWN_CLSACT))
+		return;
+	if (count_filters(ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_INGRESS)) ||
+	    count_filters(ifindex, TC_H_MAKE(TC_H_CLSACT, TC_H_MIN_EGRESS)))
+		return;
+	bpf_tc_hook_destroy(&both);
 }
 
 /* Handle one RTM_NEWLINK/RTM_DELLINK; @mode: 0 attach, 1 detach-all */
@@ -161,6 +258,20 @@ static void handle_link(struct nlmsghdr *nh, int mode, bool force)
 		attach_one(key, name, ifi->ifi_type, force);
 }
 
+struct link_walk {
+	int mode;
+	bool force;
+};
+
+static void walk_link(struct nlmsghdr *nh, void *arg)
+{
+	const struct link_walk *w = arg;
+
+	pthread_mutex_lock(&T.lock);
+	handle_link(nh, w->mode, w->force);
+	pthread_mutex_unlock(&T.lock);
+}
+
 /* Dump all links and handle each; 0 or -errno */
 static int dump_links(int mode, bool force)
 {
@@ -172,40 +283,9 @@ static int dump_links(int mode, bool force)
 			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
 		.ifi = { .ifi_family = AF_UNSPEC },
 	};
-	static char buf[32768];
-	int s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
-	int r = 0;
+	struct link_walk w = { .mode = mode, .force = force };
 
-	if (s < 0)
-		return -errno;
-	if (send(s, &req, sizeof(req), 0) < 0) {
-		r = -errno;
-		goto out;
-	}
-	for (;;) {
-		ssize_t n = recv(s, buf, sizeof(buf), 0);
-		struct nlmsghdr *nh;
-
-		if (n < 0) {
-			r = -errno;
-			goto out;
-		}
-		for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n);
-		     nh = NLMSG_NEXT(nh, n)) {
-			if (nh->nlmsg_type == NLMSG_DONE)
-				goto out;
-			if (nh->nlmsg_type == NLMSG_ERROR) {
-				r = -EIO;
-				goto out;
-			}
-			pthread_mutex_lock(&T.lock);
-			handle_link(nh, mode, force);
-			pthread_mutex_unlock(&T.lock);
-		}
-	}
-out:
-	close(s);
-	return r;
+	return nl_dump(&req.nh, walk_link, &w);
 }
 
 static void *watch(void *arg)

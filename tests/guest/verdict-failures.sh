@@ -10,7 +10,9 @@
 #     middle of a commit): every round sees exactly the verdicts of the
 #     rules (nothing accepted is dropped, nothing dropped passes);
 #  3. after rmmod ebpfilter: bpftool prog/map/link show list none of its
-#     objects, and no tc filter is left on any interface.
+#     objects, no tc filter is left on any interface, and the clsact
+#     qdiscs are those from before the load (tc: it removes the ones it
+#     added, even after helper restarts, and keeps lo's, added before).
 # Ends with "N passed, N failed".
 . tests/verdict/lib.sh
 
@@ -44,8 +46,15 @@ tc_filters() {
 	done
 }
 
+clsacts() {	# the interfaces with a clsact qdisc
+	tc qdisc show 2>/dev/null | sed -n 's/^qdisc clsact [^ ]* dev \([^ ]*\) .*/\1/p' | sort
+}
+
 # warm-up without any firewall (neighbours)
 "$VPROBE" run $F/probes.txt 1999 800 >/dev/null
+# A clsact someone else made stays after rmmod; the ones ebpfilter adds go.
+tc qdisc add dev lo clsact || fail "cannot add a clsact qdisc to lo"
+clsacts >"$out/clsact.before"
 ids prog >"$out/prog.before"
 ids map >"$out/map.before"
 ids link >"$out/link.before"
@@ -131,6 +140,7 @@ ids prog >"$out/prog.loaded"
 ids map >"$out/map.loaded"
 ids link >"$out/link.loaded"
 tc_filters >"$out/tc.loaded"
+clsacts >"$out/clsact.loaded"
 note "while loaded: $(comm -13 "$out/prog.before" "$out/prog.loaded" | wc -l) progs," \
 	"$(comm -13 "$out/map.before" "$out/map.loaded" | wc -l) maps," \
 	"$(comm -13 "$out/link.before" "$out/link.loaded" | wc -l) links," \
@@ -148,12 +158,16 @@ for k in prog map link; do
 done
 tc_filters >"$out/tc.after"
 [ -s "$out/tc.after" ] && left="$left tc filters: $(tr '\n' ' ' <"$out/tc.after");"
-clsact=$(tc qdisc show 2>/dev/null | grep -c clsact)
+clsacts >"$out/clsact.after"
+[ "$mech" = tc ] && ! comm -13 "$out/clsact.before" "$out/clsact.loaded" | grep -q . &&
+	ko "tc: no clsact qdisc added while loaded (nothing to check the removal with)"
+cmp -s "$out/clsact.before" "$out/clsact.after" ||
+	left="$left clsact qdiscs: before $(tr '\n' ' ' <"$out/clsact.before")after $(tr '\n' ' ' <"$out/clsact.after");"
 if [ -n "$left" ]; then
 	ko "rmmod: objects left:$left"
 	bpftool prog show; bpftool map show; bpftool link show
 else
-	ok "rmmod: bpftool prog/map/link and tc filters show nothing of ebpfilter ($clsact clsact qdiscs remain)"
+	ok "rmmod: bpftool prog/map/link, tc filters and clsact qdiscs show nothing of ebpfilter (lo's own clsact stays)"
 fi
 echo "verdict-failures ($(uname -r), mechanism ${mech:-?}): $passed passed, $failed failed"
 echo "$passed passed, $failed failed"
