@@ -33,19 +33,11 @@
 
 #define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 
-static uint64_t name_word(const char *s, int w)
-{
-	uint64_t v;
-
-	memcpy(&v, s + 8 * w, 8);
-	return v;
-}
-
 /* word @w of an interface name under its rule's mask */
 static uint64_t masked_name_word(const char *name, const unsigned char *mask,
 				 int w)
 {
-	return name_word(name, w) & name_word((const char *)mask, w);
+	return ir_name_word(name, w) & ir_name_word((const char *)mask, w);
 }
 
 /* the tcp/udp match of @r, NULL if none; false if @r has another match
@@ -133,7 +125,7 @@ static void add_name(struct cls_group *g, enum cls_field first,
 		return;
 	}
 	for (w = 0; w < 2; w++) {
-		uint64_t m = name_word((const char *)mask, w);
+		uint64_t m = ir_name_word((const char *)mask, w);
 
 		if (m)
 			add_word(g, first + w, 8, m);

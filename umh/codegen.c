@@ -419,14 +419,6 @@ static void emit_hotdrop(struct cg *c, int hd_slot)
 	EM(c, BPF_ALU64_REG(BPF_OR, R8, R2));
 }
 
-static __u64 name_word(const char *s, int w)
-{
-	__u64 v;
-
-	memcpy(&v, s + 8 * w, 8);
-	return v;
-}
-
 static void emit_iface(struct cg *c, int slot, const char *name,
 		       const unsigned char *mask, bool inv)
 {
@@ -437,8 +429,8 @@ static void emit_iface(struct cg *c, int slot, const char *name,
 		return;
 	EM(c, BPF_MOV64_IMM(R4, 0));
 	for (w = 0; w < 2; w++) {
-		__u64 m = name_word((const char *)mask, w);
-		__u64 v = name_word(name, w) & m;
+		__u64 m = ir_name_word((const char *)mask, w);
+		__u64 v = ir_name_word(name, w) & m;
 
 		if (!m)
 			continue;

@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter/xt_multiport.h>
 
@@ -118,6 +119,18 @@ struct ir_table {
 int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	     char *err, size_t err_len);
 void ir_free(struct ir_table *ir);
+
+/*
+ * Word @w (0 or 1) of a 16-byte interface name or mask, as the programs
+ * load it from the device: 8 bytes in host order.
+ */
+static inline uint64_t ir_name_word(const char *name, int w)
+{
+	uint64_t v;
+
+	memcpy(&v, name + 8 * w, sizeof(v));
+	return v;
+}
 
 /* True when @r matches every packet (no address, interface, proto, flag
  * or extension condition). */
