@@ -37,9 +37,8 @@
  * from fd 4, so exactly one message is queued: the in-flight skb holds the
  * files, the links stay attached while the helper is dead.  A restarted
  * helper peeks the message (MSG_PEEK duplicates the fds) and adopts them.
- * The same message carries the latest two saved table states (sealed
- * memfds, state_store.c), each under the id of the request that committed
- * it: the module tells a restarted helper which one it was told is
+ * The same message carries the latest two saved table states (memfds,
+ * state_store.c), each under the id of the request that committed it: the module tells a restarted helper which one it was told is
  * committed (EBPF_F_STATE in proto.h).
  * On unload the module drops the vault after EBPF_MSG_SHUTDOWN; TC filters
  * are netlink-owned and removed by enforce_shutdown().
@@ -481,6 +480,12 @@ static void unify_state_fds(void)
 	}
 }
 
+static void clear_state(struct enf_state *st)
+{
+	memset(st, 0, sizeof(*st));
+	memset(st->fd, -1, sizeof(st->fd));
+}
+
 static bool state_holds(const struct enf_state *st, int n, int fd)
 {
 	int i, p;
@@ -523,10 +528,8 @@ int enforce_keep_state(const struct enf_state *st, bool only,
 
 	memcpy(old, S.state, sizeof(old));
 	S.state[1] = S.state[0];
-	if (only) {
-		memset(&S.state[1], 0, sizeof(S.state[1]));
-		memset(S.state[1].fd, -1, sizeof(S.state[1].fd));
-	}
+	if (only)
+		clear_state(&S.state[1]);
 	S.state[0] = *st;
 	r = vault_store();
 	if (r) {	/* not kept: back to what the vault still holds */
@@ -558,10 +561,8 @@ static void drop_states(void)
 	int rel[ENF_STATE_RELEASED], i;
 
 	memcpy(old, S.state, sizeof(old));
-	for (i = 0; i < 2; i++) {
-		memset(&S.state[i], 0, sizeof(S.state[i]));
-		memset(S.state[i].fd, -1, sizeof(S.state[i].fd));
-	}
+	for (i = 0; i < 2; i++)
+		clear_state(&S.state[i]);
 	collect_released(old, 2, rel);
 	for (i = 0; i < ENF_STATE_RELEASED; i++)
 		if (rel[i] >= 0)

@@ -127,13 +127,13 @@ static int take_spare(size_t len)
 /* Write @b into a spare memfd: its fd, or -errno. */
 static int write_part(const struct buf *b)
 {
-	struct stat st;
 	int fd = take_spare(b->len), r;
+	off_t size;
 
 	if (fd < 0)
 		return fd;
-	if (fstat(fd, &st) ||
-	    ((size_t)st.st_size < b->len && ftruncate(fd, (off_t)b->len)))
+	size = size_of(fd);
+	if (size < 0 || ((size_t)size < b->len && ftruncate(fd, (off_t)b->len)))
 		r = -errno;
 	else
 		r = write_all(fd, b->data, b->len);
