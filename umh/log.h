@@ -4,6 +4,7 @@
 #define UMH_LOG_H
 
 void log_open(void);
+void log_close(void);
 void umh_log(int level, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

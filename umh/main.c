@@ -215,6 +215,7 @@ static int serve(void)
 			break;
 		case EBPF_MSG_SHUTDOWN:
 			enforce_shutdown();
+			log_close();	/* the module stops us at the reply */
 			channel_reply(&hdr, 0, NULL, 0);
 			r = 0;
 			goto out;
@@ -234,6 +235,8 @@ out:
 
 int main(void)
 {
+	int r;
+
 	if (!started_by_module()) {
 		fprintf(stderr,
 			"ebpfilter-umh: this program is the helper of the ebpfilter kernel module\n"
@@ -246,5 +249,7 @@ int main(void)
 		return 1;
 	signal(SIGPIPE, SIG_IGN);
 	log_open();
-	return serve();
+	r = serve();
+	log_close();
+	return r;
 }
