@@ -156,6 +156,7 @@ struct cg_needs {
 	bool cond;	/* some rule has a condition at all */
 	bool names;	/* interface names */
 	bool l4;	/* transport header fields */
+	bool cls;	/* PI_PL4 and PI_PORTS: a classified run may follow */
 };
 
 struct fixup {
@@ -1224,6 +1225,7 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 	memset(&c->needs, 0, sizeof(c->needs));
 	if (!seen || !q) {	/* extract everything */
 		c->needs.cond = c->needs.names = c->needs.l4 = true;
+		c->needs.cls = !c->o->no_classify;
 		goto out;
 	}
 	seen[entry] = true;
@@ -1233,7 +1235,7 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 		q[n++] = under;
 	}
 	while (h < n) {
-		unsigned int start = q[h++];
+		unsigned int start = q[h++], run = 0;
 
 		for (i = start; i < ir->nrules; i++) {
 			const struct ir_rule *r = &ir->rules[i];
@@ -1248,6 +1250,11 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 				break;
 			}
 			needs_of_rule(&c->needs, r);
+			/* as many rules as a classified run needs (cls_worth()
+			 * may still say no: then the fields go unused) */
+			run = cls_rule_ok(r) ? run + 1 : 0;
+			if (run >= CLS_MIN_RUN && !c->o->no_classify)
+				c->needs.cls = true;
 			if ((r->verdict == IRV_JUMP || r->verdict == IRV_GOTO) &&
 			    t < ir->nrules && !seen[t]) {
 				seen[t] = true;
@@ -1402,7 +1409,8 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	}
 	place(c, l4_done);
 	compute_flags(c);
-	compute_cls_fields(c);
+	if (c->needs.cls)
+		compute_cls_fields(c);
 
 
 	if (c->ir->uses_ct) {
@@ -1562,7 +1570,8 @@ static void prologue_tc(struct cg *c, int pass_exit)
 	place(c, l4_done);
 	if (c->needs.cond) {
 		compute_flags(c);
-		compute_cls_fields(c);
+		if (c->needs.cls)
+			compute_cls_fields(c);
 	}
 }
 
