@@ -35,11 +35,12 @@ v=$(uname -r); maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
 [ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 4 ]; } && tc_kernel=1
 grep -v local-frag $probes >"$out/probes-nofrag.txt"
 
-# TCP segments retransmitted so far in the topology's namespaces
+# TCP segments retransmitted so far in the topology's namespaces (read
+# through the listeners there: no process per namespace)
 tcp_retrans() {
-	local ns
-	{ cat /proc/net/snmp; for ns in a b c; do ip netns exec $ns cat /proc/net/snmp; done; } |
-		awk '$1 == "Tcp:" { if (!f) for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i
+	local p files=
+	for p in $TOPO_SERVERS; do files="$files /proc/$p/net/snmp"; done
+	cat $files | awk '$1 == "Tcp:" { if (!f) for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i
 			if (hdr = !hdr) next; s += $f } END { print s + 0 }'
 }
 
