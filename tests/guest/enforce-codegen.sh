@@ -6,6 +6,7 @@
 # rules load.  Every mechanism the kernel has (6.12: netfilter and tc;
 # 6.1: tc).  The guest is strict: a WARN or BUG in the verifier fails it.
 # run-all-timeout: 900
+# run-all-cost: 45
 set -eu
 . tests/vm/lib.sh
 require_guest

@@ -14,6 +14,7 @@
 # Under TCG this takes 4-7 min (the DKMS compile alone ~3 min), more than
 # tests/run-all's 600 s per guest test.
 # run-all-timeout: 1800
+# run-all-cost: 300
 . tests/vm/lib.sh
 require_guest
 set -u

@@ -1,6 +1,7 @@
 #!/bin/bash
 # 50 load/unload cycles: each load starts exactly one helper and is ready
 # when modprobe returns; each unload leaves no process, fd, mount or memory.
+# run-all-cost: 110
 . tests/guest/lib-ebpfilter.sh
 ebpf_install
 

@@ -17,6 +17,7 @@
 # VERDICT_SETS="tests/verdict/03-iface.rules ..." runs a subset.
 # Output: one line per rule set, then "verdict-diff: N rule sets, ..." and
 # "N passed, N failed".  Artifacts: $IPT_OUT/verdict/ (copied to the run dir).
+# run-all-cost: 140
 . tests/verdict/lib.sh
 
 sets=(${VERDICT_SETS:-tests/verdict/*.rules})

@@ -14,6 +14,7 @@
 #     qdiscs are those from before the load (tc: it removes the ones it
 #     added, even after helper restarts, and keeps lo's, added before).
 # Ends with "N passed, N failed".
+# run-all-cost: 45
 . tests/verdict/lib.sh
 
 F=tests/verdict/failures
