@@ -38,8 +38,9 @@
  * files, the links stay attached while the helper is dead.  A restarted
  * helper peeks the message (MSG_PEEK duplicates the fds) and adopts them.
  * The same message carries the latest two saved table states (memfds,
- * state_store.c), each under the id of the request that committed it: the module tells a restarted helper which one it was told is
- * committed (EBPF_F_STATE in proto.h).
+ * state_store.c), each under the id of the request that committed it:
+ * the module tells a restarted helper which one it was told is committed
+ * (EBPF_F_STATE in proto.h).
  * On unload the module drops the vault after EBPF_MSG_SHUTDOWN; TC filters
  * are netlink-owned and removed by enforce_shutdown().
  */
