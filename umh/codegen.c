@@ -157,6 +157,13 @@ struct cg_needs {
 	bool names;	/* interface names */
 	bool l4;	/* transport header fields */
 	bool cls;	/* PI_PL4 and PI_PORTS: a classified run may follow */
+	unsigned char hdr;	/* NEED_HDR*: which BAD and HD flags */
+	unsigned char fields;	/* NEED_F_*: which transport fields */
+};
+
+enum {
+	NEED_HDR20 = 1, NEED_HDR8 = 2, NEED_HDR4 = 4,	/* tcp; udp, icmp; multiport */
+	NEED_F_PORTS = 1, NEED_F_ICMP = 2, NEED_F_TCPFL = 4,
 };
 
 struct fixup {
@@ -280,6 +287,12 @@ static void jmp_imm(struct cg *c, int op, int reg, int imm, int l)
 {
 	add_fix(c, l, false);
 	EM(c, BPF_JMP_IMM(op, reg, imm, 0));
+}
+
+static void jmp_reg(struct cg *c, int op, int dst, int src, int l)
+{
+	add_fix(c, l, false);
+	EM(c, BPF_JMP_REG(op, dst, src, 0));
 }
 
 static void jmp_a(struct cg *c, int l)
@@ -1099,20 +1112,25 @@ static void read_iphdr(struct cg *c)
 	EM(c, BPF_ALU64_IMM(BPF_LSH, R8, 2));
 }
 
-/* Fields of a transport header at r0 with @n bytes readable */
+/* Fields of a transport header at r0 with @n bytes readable: those the
+ * hook's rules test (the others stay 0) */
 static void read_l4(struct cg *c, int n)
 {
-	EM(c, BPF_LDX_MEM(BPF_H, R2, R0, 0));
-	EM(c, BPF_ENDIAN_BE(R2, 16));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_SPORT));
-	EM(c, BPF_LDX_MEM(BPF_H, R2, R0, 2));
-	EM(c, BPF_ENDIAN_BE(R2, 16));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_DPORT));
-	EM(c, BPF_LDX_MEM(BPF_B, R2, R0, 0));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ICMPT));
-	EM(c, BPF_LDX_MEM(BPF_B, R2, R0, 1));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ICMPC));
-	if (n >= 20) {
+	if (c->needs.fields & NEED_F_PORTS) {
+		EM(c, BPF_LDX_MEM(BPF_H, R2, R0, 0));
+		EM(c, BPF_ENDIAN_BE(R2, 16));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_SPORT));
+		EM(c, BPF_LDX_MEM(BPF_H, R2, R0, 2));
+		EM(c, BPF_ENDIAN_BE(R2, 16));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_DPORT));
+	}
+	if (c->needs.fields & NEED_F_ICMP) {
+		EM(c, BPF_LDX_MEM(BPF_B, R2, R0, 0));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ICMPT));
+		EM(c, BPF_LDX_MEM(BPF_B, R2, R0, 1));
+		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ICMPC));
+	}
+	if (n >= 20 && (c->needs.fields & NEED_F_TCPFL)) {
 		EM(c, BPF_LDX_MEM(BPF_B, R2, R0, 13));
 		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_TCPFL));
 	}
@@ -1132,6 +1150,8 @@ static void compute_flags(struct cg *c)
 	emit_norm(c, R3, R5);
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R3, PI_BASE + PI_FRAGNZ));
 	for (k = 0; k < 3; k++) {
+		if (!(c->needs.hdr & (1 << k)))	/* NEED_HDR20, 8, 4 */
+			continue;
 		EM(c, BPF_LDX_MEM(BPF_DW, R4, FP, PI_BASE + PI_L4LEN));
 		EM(c, BPF_ALU64_IMM(BPF_SUB, R4, need[k]));
 		EM(c, BPF_ALU64_IMM(BPF_RSH, R4, 63));	/* l4len < need */
@@ -1207,10 +1227,29 @@ static void needs_of_rule(struct cg_needs *n, const struct ir_rule *r)
 	    memcmp(r->ip.outiface_mask, zero, IFNAMSIZ) ||
 	    (r->ip.invflags & (IPT_INV_VIA_IN | IPT_INV_VIA_OUT)))
 		n->names = true;
-	for (i = 0; i < r->nmatch; i++)
-		if (r->m[i].kind == IRM_TCP || r->m[i].kind == IRM_UDP ||
-		    r->m[i].kind == IRM_ICMP || r->m[i].kind == IRM_MPORT)
-			n->l4 = true;
+	for (i = 0; i < r->nmatch; i++) {
+		switch (r->m[i].kind) {
+		case IRM_TCP:
+			n->hdr |= NEED_HDR20;
+			n->fields |= NEED_F_PORTS | NEED_F_TCPFL;
+			break;
+		case IRM_UDP:
+			n->hdr |= NEED_HDR8;
+			n->fields |= NEED_F_PORTS;
+			break;
+		case IRM_ICMP:
+			n->hdr |= NEED_HDR8;
+			n->fields |= NEED_F_ICMP;
+			break;
+		case IRM_MPORT:
+			n->hdr |= NEED_HDR4;
+			n->fields |= NEED_F_PORTS;
+			break;
+		default:
+			continue;
+		}
+		n->l4 = true;
+	}
 }
 
 /* c->needs: what the rules reachable from @entry and @under test (the
@@ -1226,6 +1265,8 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 	if (!seen || !q) {	/* extract everything */
 		c->needs.cond = c->needs.names = c->needs.l4 = true;
 		c->needs.cls = !c->o->no_classify;
+		c->needs.hdr = NEED_HDR20 | NEED_HDR8 | NEED_HDR4;
+		c->needs.fields = NEED_F_PORTS | NEED_F_ICMP | NEED_F_TCPFL;
 		goto out;
 	}
 	seen[entry] = true;
@@ -1265,6 +1306,10 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 		}
 	}
 out:
+	if (c->needs.cls) {	/* compute_cls_fields() */
+		c->needs.hdr |= NEED_HDR20 | NEED_HDR8;
+		c->needs.fields |= NEED_F_PORTS;
+	}
 	free(seen);
 	free(q);
 }
@@ -1312,12 +1357,191 @@ static void clean_name(struct cg *c, int slot)
 	}
 }
 
+/*
+ * NETFILTER: pi fields that not every path through prologue_nf() writes
+ * (the transport header's, when there is none; names and ct state when no
+ * rule needs them) start as 0.  The rest is always written before the
+ * rules run.
+ */
+static void zero_pi_nf(struct cg *c)
+{
+	static const int slots[] = {
+		PI_SPORT, PI_DPORT, PI_TCPFL, PI_ICMPT, PI_ICMPC, PI_CT,
+		PI_PL4, PI_PORTS,
+	};
+	unsigned int i;
+
+	for (i = 0; i < sizeof(slots) / sizeof(slots[0]); i++)
+		EM(c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + slots[i], 0));
+	for (i = 0; i < 4 && !c->needs.names; i++)
+		EM(c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + PI_IN + 8 * i, 0));
+}
+
+/* r9 = pi.l4len = skb->len - thoff (r8), at least 0 */
+static void emit_l4len(struct cg *c)
+{
+	EM(c, BPF_LDX_MEM(BPF_DW, R9, FP, PI_BASE + PI_LEN));
+	EM(c, BPF_ALU64_REG(BPF_SUB, R9, R8));
+	EM(c, BPF_JMP_IMM(BPF_JSGE, R9, 0, 1));
+	EM(c, BPF_MOV64_IMM(R9, 0));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_L4LEN));
+}
+
+/* r1 = bpf_dynptr_from_skb(skb (r7), 0, fp + FP_DYNPTR); non-zero: drop */
+static void emit_dynptr_nf(struct cg *c, int drop_exit)
+{
+	int off;
+
+	for (off = FP_BUF; off < FP_BUF + 32; off += 8)
+		EM(c, BPF_ST_MEM(BPF_DW, FP, off, 0));
+	EM(c, BPF_MOV64_REG(R1, R7));
+	EM(c, BPF_MOV64_IMM(R2, 0));
+	EM(c, BPF_MOV64_REG(R3, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_DYNPTR));
+	call_kfunc(c, c->o->k->kf_dynptr_from_skb);
+	jmp_imm(c, BPF_JNE, R0, 0, drop_exit);
+}
+
+/* The IP header's fields through a new dynptr (thoff -> r8); drop if the
+ * kernel gives neither */
+static void dynptr_iphdr_nf(struct cg *c, int drop_exit)
+{
+	emit_dynptr_nf(c, drop_exit);
+	EM(c, BPF_MOV64_REG(R1, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R1, FP_DYNPTR));
+	EM(c, BPF_MOV64_IMM(R2, 0));
+	EM(c, BPF_MOV64_REG(R3, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
+	EM(c, BPF_MOV64_IMM(R4, 20));
+	call_kfunc(c, c->o->k->kf_dynptr_slice);
+	jmp_imm(c, BPF_JEQ, R0, 0, drop_exit);
+	read_iphdr(c);
+}
+
+/*
+ * The transport header through the dynptr, with thoff in r8 and l4len in
+ * r9: 20 bytes if there are (tcp's flags), else 8, else 4, else none, as
+ * the matches' skb_header_pointer() calls each get what they ask for.
+ */
+static void l4_slices(struct cg *c, int l4_done)
+{
+	static const int sizes[3] = { 20, 8, 4 };
+	int s, miss[3];
+
+	for (s = 0; s < 3; s++)
+		miss[s] = s < 2 ? new_label(c) : l4_done;
+	for (s = 0; s < 3; s++) {
+		if (s > 0)
+			place(c, miss[s - 1]);
+		jmp_imm(c, BPF_JLT, R9, sizes[s], miss[s]);
+		EM(c, BPF_MOV64_REG(R1, FP));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R1, FP_DYNPTR));
+		EM(c, BPF_MOV64_REG(R2, R8));
+		EM(c, BPF_MOV64_REG(R3, FP));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
+		EM(c, BPF_MOV64_IMM(R4, sizes[s]));
+		call_kfunc(c, c->o->k->kf_dynptr_slice);
+		jmp_imm(c, BPF_JEQ, R0, 0, l4_done);
+		read_l4(c, sizes[s]);
+		if (s < 2)	/* no "ja 0" (the verifier removes it) */
+			jmp_a(c, l4_done);
+	}
+}
+
+/* The IP and transport headers' fields into pi through a dynptr (kernels
+ * without bpf_rdonly_cast(); headers not in the skb's linear data). */
+static void headers_nf_dynptr(struct cg *c, int drop_exit)
+{
+	int l4_done = new_label(c);
+
+	dynptr_iphdr_nf(c, drop_exit);
+	emit_l4len(c);
+	if (c->needs.l4) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+		l4_slices(c, l4_done);
+	}
+	place(c, l4_done);
+}
+
+/* r0 = bpf_rdonly_cast(skb->data + r8 (or + 0 if !@plus_r8), @btf_id): a
+ * pointer the program may read through, each load a fault-safe "probe"
+ * load; the verifier turns the call into a move */
+static void emit_cast_data(struct cg *c, bool plus_r8, int btf_id)
+{
+	EM(c, BPF_LDX_MEM(BPF_DW, R1, R7, c->o->k->off_skb_data));
+	if (plus_r8)
+		EM(c, BPF_ALU64_REG(BPF_ADD, R1, R8));
+	EM(c, BPF_MOV64_IMM(R2, btf_id));
+	call_kfunc(c, c->o->k->kf_rdonly_cast);
+}
+
+/*
+ * The headers read in place: a dynptr costs three kfunc calls per packet,
+ * a third of an empty rule set's whole cost.  The bytes a dynptr slice
+ * would copy are in the skb's linear data whenever skb->len - data_len
+ * covers them (at these hooks the IP header always is: ip_rcv() pulled it,
+ * the output path built it), so they are read there, from skb->data as the
+ * dynptr's offsets count; anything else takes the dynptr path.
+ */
+static void headers_nf_direct(struct cg *c, int drop_exit)
+{
+	const struct cg_kernel *k = c->o->k;
+	int slow_ip = new_label(c), ip_done = new_label(c);
+	int slow_l4 = new_label(c), l4_done = new_label(c), tries = -1;
+
+	/* headlen (FP_TMP) = skb->len - skb->data_len */
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
+	EM(c, BPF_LDX_MEM(BPF_W, R3, R7, k->off_skb_data_len));
+	EM(c, BPF_ALU64_REG(BPF_SUB, R2, R3));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, FP_TMP));
+	jmp_imm(c, BPF_JLT, R2, 20, slow_ip);
+	emit_cast_data(c, false, k->btf_iphdr);
+	read_iphdr(c);
+	jmp_a(c, ip_done);
+
+	place(c, slow_ip);	/* not linear: all through the dynptr */
+	dynptr_iphdr_nf(c, drop_exit);
+	emit_l4len(c);
+	if (c->needs.l4) {
+		tries = new_label(c);
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+		jmp_a(c, tries);
+	} else {
+		jmp_a(c, l4_done);
+	}
+
+	place(c, ip_done);
+	emit_l4len(c);
+	if (c->needs.l4) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+		/* the most any match reads there and linear: in place */
+		int want = c->needs.hdr & NEED_HDR20 ? 20 :
+			   c->needs.hdr & NEED_HDR8 ? 8 : 4;
+
+		jmp_imm(c, BPF_JLT, R9, want, slow_l4);
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, FP_TMP));
+		EM(c, BPF_MOV64_REG(R3, R8));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R3, want));
+		jmp_reg(c, BPF_JLT, R2, R3, slow_l4);
+		emit_cast_data(c, true, k->btf_tcphdr);
+		read_l4(c, want);
+		jmp_a(c, l4_done);
+
+		place(c, slow_l4);
+		emit_dynptr_nf(c, drop_exit);
+		place(c, tries);
+		l4_slices(c, l4_done);
+	}
+	place(c, l4_done);
+}
+
 /* NETFILTER: r1 = struct bpf_nf_ctx { state; skb; } */
 static void prologue_nf(struct cg *c, int drop_exit)
 {
 	const struct cg_kernel *k = c->o->k;
-	int l4_done = new_label(c), try8 = new_label(c), try4 = new_label(c);
-	static const int sizes[3] = { 20, 8, 4 };
 	int s;
 
 	EM(c, BPF_LDX_MEM(BPF_DW, R6, R1, 0));	/* state */
@@ -1334,7 +1558,7 @@ static void prologue_nf(struct cg *c, int drop_exit)
 		EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
 		return;
 	}
-	zero_pi(c);
+	zero_pi_nf(c);
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
 	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));	/* pi.zero: see above */
@@ -1361,57 +1585,13 @@ static void prologue_nf(struct cg *c, int drop_exit)
 		clean_name(c, slot);
 	}
 
-	EM(c, BPF_MOV64_REG(R1, R7));
-	EM(c, BPF_MOV64_IMM(R2, 0));
-	EM(c, BPF_MOV64_REG(R3, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_DYNPTR));
-	call_kfunc(c, k->kf_dynptr_from_skb);
-	jmp_imm(c, BPF_JNE, R0, 0, drop_exit);
-	EM(c, BPF_MOV64_REG(R1, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R1, FP_DYNPTR));
-	EM(c, BPF_MOV64_IMM(R2, 0));
-	EM(c, BPF_MOV64_REG(R3, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
-	EM(c, BPF_MOV64_IMM(R4, 20));
-	call_kfunc(c, k->kf_dynptr_slice);
-	jmp_imm(c, BPF_JEQ, R0, 0, drop_exit);
-	read_iphdr(c);
-	/* l4len = skb->len - thoff, at least 0 */
-	EM(c, BPF_LDX_MEM(BPF_DW, R9, FP, PI_BASE + PI_LEN));
-	EM(c, BPF_ALU64_REG(BPF_SUB, R9, R8));
-	EM(c, BPF_JMP_IMM(BPF_JSGE, R9, 0, 1));
-	EM(c, BPF_MOV64_IMM(R9, 0));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_L4LEN));
-
-	if (c->needs.l4) {
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
-	}
-	for (s = 0; s < 3 && c->needs.l4; s++) {
-		int miss = s == 0 ? try8 : s == 1 ? try4 : l4_done;
-
-		if (s == 1)
-			place(c, try8);
-		if (s == 2)
-			place(c, try4);
-		jmp_imm(c, BPF_JLT, R9, sizes[s], miss);
-		EM(c, BPF_MOV64_REG(R1, FP));
-		EM(c, BPF_ALU64_IMM(BPF_ADD, R1, FP_DYNPTR));
-		EM(c, BPF_MOV64_REG(R2, R8));
-		EM(c, BPF_MOV64_REG(R3, FP));
-		EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
-		EM(c, BPF_MOV64_IMM(R4, sizes[s]));
-		call_kfunc(c, k->kf_dynptr_slice);
-		jmp_imm(c, BPF_JEQ, R0, 0, l4_done);
-		read_l4(c, sizes[s]);
-		if (s < 2)	/* no "ja 0" (the verifier removes it) */
-			jmp_a(c, l4_done);
-	}
-	place(c, l4_done);
+	if (k->direct)
+		headers_nf_direct(c, drop_exit);
+	else
+		headers_nf_dynptr(c, drop_exit);
 	compute_flags(c);
 	if (c->needs.cls)
 		compute_cls_fields(c);
-
 
 	if (c->ir->uses_ct) {
 		int tracked = new_label(c), store = new_label(c);
@@ -1502,14 +1682,20 @@ static void prologue_tc(struct cg *c, int pass_exit)
 				  offsetof(struct __sk_buff, ifindex)));
 		tc_ifinfo(c, PI_OUT, true);
 	} else {
-		EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
-				  offsetof(struct __sk_buff, ifindex)));
-		tc_ifinfo(c, PI_IN, true);
-		if (c->o->hook == CG_FORWARD) {
+		/* the dispatcher found l2len (cb[1]) and, for FORWARD, the
+		 * output device (cb[0]); the names only if a rule tests them */
+		if (c->needs.names) {
+			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
+					  offsetof(struct __sk_buff, ifindex)));
+			tc_ifinfo(c, PI_IN, false);
+		}
+		if (c->needs.names && c->o->hook == CG_FORWARD) {
 			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
 					  offsetof(struct __sk_buff, cb[0])));
 			tc_ifinfo(c, PI_OUT, false);
 		}
+		EM(c, BPF_LDX_MEM(BPF_W, R8, R6,
+				  offsetof(struct __sk_buff, cb[1])));
 	}
 	/* r8 = l2len; IP header */
 	EM(c, BPF_MOV64_REG(R1, R6));
@@ -1818,6 +2004,8 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 			EM(&c, BPF_LDX_MEM(BPF_W, R2, R6,
 				offsetof(struct __sk_buff, ifindex)));
 			tc_ifinfo(&c, -1, true);	/* r8 = l2len */
+			EM(&c, BPF_STX_MEM(BPF_W, R6, R8,
+				offsetof(struct __sk_buff, cb[1])));
 			EM(&c, BPF_MOV64_REG(R1, R6));
 			EM(&c, BPF_MOV64_REG(R2, R8));
 			EM(&c, BPF_MOV64_REG(R3, FP));

@@ -26,6 +26,11 @@ struct cg_kernel {
 	int off_dev_name;			/* struct net_device */
 	int off_skb_len, off_skb_nfct;		/* struct sk_buff */
 	int off_ct_status;			/* struct nf_conn; -1: none */
+	/* in-place header reads (prologue_nf()): all found, or direct false */
+	bool direct;
+	int kf_rdonly_cast;
+	int off_skb_data, off_skb_data_len;	/* struct sk_buff */
+	int btf_iphdr, btf_tcphdr;		/* BTF ids of the structs */
 };
 
 struct cg_opts {
@@ -66,6 +71,8 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
  * (array, one u32) and tail-calls @progs_fd[gen * 3 + hook].  For CG_TC,
  * @hook CG_INPUT means "ingress" (decides INPUT/FORWARD with a FIB lookup)
  * and CG_OUTPUT "egress".  If the tail call fails the packet is dropped.
+ * The ingress dispatcher hands the table program the input device's l2len
+ * in skb->cb[1] and, for FORWARD, the output device's ifindex in cb[0].
  */
 int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 		       int progs_fd, int ifinfo_fd, struct cg_prog *out);

@@ -194,6 +194,16 @@ int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len)
 			k->off_ct_status = member_off(ctbtf, "nf_conn", "status");
 		btf__free(ctbtf);
 	}
+	/* reading the headers in place needs bpf_rdonly_cast() (6.2) */
+	k->kf_rdonly_cast = btf__find_by_name_kind(vm, "bpf_rdonly_cast",
+						   BTF_KIND_FUNC);
+	k->off_skb_data = member_off(vm, "sk_buff", "data");
+	k->off_skb_data_len = member_off(vm, "sk_buff", "data_len");
+	k->btf_iphdr = btf__find_by_name_kind(vm, "iphdr", BTF_KIND_STRUCT);
+	k->btf_tcphdr = btf__find_by_name_kind(vm, "tcphdr", BTF_KIND_STRUCT);
+	k->direct = k->kf_rdonly_cast > 0 && k->off_skb_data >= 0 &&
+		    k->off_skb_data_len >= 0 && k->btf_iphdr > 0 &&
+		    k->btf_tcphdr > 0;
 	btf__free(vm);
 	if (k->kf_dynptr_from_skb <= 0 || k->kf_dynptr_slice <= 0 ||
 	    k->off_state_in < 0 || k->off_state_out < 0 ||

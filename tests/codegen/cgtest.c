@@ -361,7 +361,8 @@ static int run_pkt(const struct enf_kernel *ek, int fd, int hook,
 		set_ifname(1, hook == CG_OUTPUT ? p->out : p->in);
 		set_ifname(2, p->out);
 		sctx.ifindex = 1;
-		sctx.cb[0] = 2;
+		sctx.cb[0] = 2;		/* what the dispatcher passes: */
+		sctx.cb[1] = 14;	/* output device, l2len */
 		o.ctx_in = &sctx;
 		o.ctx_size_in = sizeof(sctx);
 	}
@@ -1046,6 +1047,14 @@ int main(int argc, char **argv)
 	} else {
 		printf("mechanism: %s\n", ek.mech == CG_NETFILTER ? "netfilter" : "tc");
 		run_all(&ek);
+		if (ek.mech == CG_NETFILTER && ek.k.direct) {
+			/* headers read in place (above) or, where they are
+			 * not linear, through the dynptr: test that path
+			 * whole too */
+			ek.k.direct = false;
+			printf("mechanism: netfilter, headers through the dynptr\n");
+			run_all(&ek);
+		}
 		if (ek.mech == CG_NETFILTER) {
 			/* tc programs work on 6.12 as well: test them too */
 			enf_probe(&ek, true, err, sizeof(err));
