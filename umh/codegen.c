@@ -29,9 +29,15 @@
  * The packet info ("pi"): main's prologue extracts what the hook's
  * reachable rules test (scan_needs(): transport header, device names, or
  * only the length when no rule tests anything) into a fixed block on
- * main's stack (pi at fp + PI_BASE, all fields u64 slots, unused ones
- * zero), so rule code is the same for both hook mechanisms.  Each F gets a
- * pointer to it in r1.  48 bytes past pi (the prologue's scratch space,
+ * main's stack (pi at fp + PI_BASE, all fields u64 slots; the fields no
+ * rule of the hook reads may be left unset, absent transport fields are
+ * 0), so rule code is the same for both hook mechanisms.  Each F gets a
+ * pointer to it in r1.  The headers are read where they lie when the skb's
+ * linear data holds them (NETFILTER: loads through bpf_rdonly_cast() of
+ * skb->data; TC: direct packet access), else through a dynptr (NETFILTER)
+ * or skb_load_bytes() (TC).  On TC the ingress dispatcher passes the
+ * table program l2len in skb->cb[1] and, for FORWARD, the output ifindex
+ * in cb[0].  48 bytes past pi (the prologue's scratch space,
  * dead by then) hold a classifier group's lookup key.
  *
  * Registers inside F:
@@ -1659,12 +1665,35 @@ static void tc_ifinfo(struct cg *c, int name_slot, bool want_l2)
 	place(c, miss);
 }
 
+/*
+ * TC: copy @n bytes (a multiple of 4) at packet offset @off_reg (bounded,
+ * see callers) from the skb's linear data to FP_BUF, or jump to @slow if
+ * they are not all there (then skb_load_bytes() gets them).  A helper call
+ * per header cost more than a whole empty rule set's program.
+ */
+static void tc_copy_linear(struct cg *c, int off_reg, int n, int slow)
+{
+	int i;
+
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, data)));
+	EM(c, BPF_LDX_MEM(BPF_W, R3, R6, offsetof(struct __sk_buff, data_end)));
+	EM(c, BPF_ALU64_REG(BPF_ADD, R2, off_reg));
+	EM(c, BPF_MOV64_REG(R4, R2));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R4, n));
+	jmp_reg(c, BPF_JGT, R4, R3, slow);
+	for (i = 0; i < n; i += 4) {
+		EM(c, BPF_LDX_MEM(BPF_W, R4, R2, i));
+		EM(c, BPF_STX_MEM(BPF_W, FP, R4, FP_BUF + i));
+	}
+}
+
 /* TC: r1 = struct __sk_buff.  Non-IPv4 and packets the IP layer would
  * discard before any hook (bad version/ihl/length) exit with @pass_exit. */
 static void prologue_tc(struct cg *c, int pass_exit)
 {
 	static const int sizes[3] = { 20, 8, 4 };
 	int l4_done = new_label(c), try8 = new_label(c), try4 = new_label(c);
+	int ip_slow = new_label(c), ip_done = new_label(c);
 	int s;
 
 	EM(c, BPF_MOV64_REG(R6, R1));
@@ -1697,7 +1726,12 @@ static void prologue_tc(struct cg *c, int pass_exit)
 		EM(c, BPF_LDX_MEM(BPF_W, R8, R6,
 				  offsetof(struct __sk_buff, cb[1])));
 	}
-	/* r8 = l2len; IP header */
+	/* r8 = l2len; the IP header to FP_BUF (l2len bounded for the
+	 * verifier: no link layer header is that long) */
+	jmp_imm(c, BPF_JGT, R8, 255, ip_slow);
+	tc_copy_linear(c, R8, 20, ip_slow);
+	jmp_a(c, ip_done);
+	place(c, ip_slow);
 	EM(c, BPF_MOV64_REG(R1, R6));
 	EM(c, BPF_MOV64_REG(R2, R8));
 	EM(c, BPF_MOV64_REG(R3, FP));
@@ -1705,6 +1739,7 @@ static void prologue_tc(struct cg *c, int pass_exit)
 	EM(c, BPF_MOV64_IMM(R4, 20));
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_skb_load_bytes));
 	jmp_imm(c, BPF_JNE, R0, 0, pass_exit);
+	place(c, ip_done);
 	/* version 4, ihl >= 5 */
 	EM(c, BPF_LDX_MEM(BPF_B, R2, FP, FP_BUF));
 	EM(c, BPF_MOV64_REG(R3, R2));
@@ -1729,8 +1764,21 @@ static void prologue_tc(struct cg *c, int pass_exit)
 	EM(c, BPF_ALU64_REG(BPF_ADD, R8, R9));	/* r8 = l2len + thoff */
 
 	if (c->needs.l4) {
+		int want = c->needs.hdr & NEED_HDR20 ? 20 :
+			   c->needs.hdr & NEED_HDR8 ? 8 : 4;
+		int l4_slow = new_label(c);
+
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
 		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+		/* the most any match reads there and linear: copied */
+		jmp_imm(c, BPF_JLT, R7, want, l4_slow);
+		jmp_imm(c, BPF_JGT, R8, 1024, l4_slow);	/* bounded */
+		tc_copy_linear(c, R8, want, l4_slow);
+		EM(c, BPF_MOV64_REG(R0, FP));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R0, FP_BUF));
+		read_l4(c, want);
+		jmp_a(c, l4_done);
+		place(c, l4_slow);
 	}
 	for (s = 0; s < 3 && c->needs.l4; s++) {
 		int miss = s == 0 ? try8 : s == 1 ? try4 : l4_done;
@@ -2001,11 +2049,17 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 			EM(&c, BPF_MOV64_IMM(R7, CG_OUTPUT));
 			jmp_a(&c, tail);
 		} else {
+			int ip_slow = new_label(&c), ip_done = new_label(&c);
+
 			EM(&c, BPF_LDX_MEM(BPF_W, R2, R6,
 				offsetof(struct __sk_buff, ifindex)));
 			tc_ifinfo(&c, -1, true);	/* r8 = l2len */
 			EM(&c, BPF_STX_MEM(BPF_W, R6, R8,
 				offsetof(struct __sk_buff, cb[1])));
+			jmp_imm(&c, BPF_JGT, R8, 255, ip_slow);
+			tc_copy_linear(&c, R8, 20, ip_slow);
+			jmp_a(&c, ip_done);
+			place(&c, ip_slow);
 			EM(&c, BPF_MOV64_REG(R1, R6));
 			EM(&c, BPF_MOV64_REG(R2, R8));
 			EM(&c, BPF_MOV64_REG(R3, FP));
@@ -2013,6 +2067,7 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 			EM(&c, BPF_MOV64_IMM(R4, 20));
 			EM(&c, BPF_CALL_HELPER(BPF_FUNC_skb_load_bytes));
 			jmp_imm(&c, BPF_JNE, R0, 0, pass);
+			place(&c, ip_done);
 			/* struct bpf_fib_lookup at fp-128 (64 bytes) */
 			for (int off = -128; off < -64; off += 8)
 				EM(&c, BPF_ST_MEM(BPF_DW, FP, off, 0));
