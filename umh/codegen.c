@@ -1383,6 +1383,13 @@ static void zero_pi_nf(struct cg *c)
 		EM(c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + PI_IN + 8 * i, 0));
 }
 
+/* the most bytes of the transport header any of the hook's matches reads */
+static int l4_want(const struct cg *c)
+{
+	return c->needs.hdr & NEED_HDR20 ? 20 :
+	       c->needs.hdr & NEED_HDR8 ? 8 : 4;
+}
+
 /* r9 = pi.l4len = skb->len - thoff (r8), at least 0 */
 static void emit_l4len(struct cg *c)
 {
@@ -1393,7 +1400,7 @@ static void emit_l4len(struct cg *c)
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_L4LEN));
 }
 
-/* r1 = bpf_dynptr_from_skb(skb (r7), 0, fp + FP_DYNPTR); non-zero: drop */
+/* bpf_dynptr_from_skb(skb (r7), 0, fp + FP_DYNPTR); failing: drop */
 static void emit_dynptr_nf(struct cg *c, int drop_exit)
 {
 	int off;
@@ -1495,6 +1502,7 @@ static void headers_nf_direct(struct cg *c, int drop_exit)
 	const struct cg_kernel *k = c->o->k;
 	int slow_ip = new_label(c), ip_done = new_label(c);
 	int slow_l4 = new_label(c), l4_done = new_label(c), tries = -1;
+	int want = l4_want(c);
 
 	/* headlen (FP_TMP) = skb->len - skb->data_len */
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R7, k->off_skb_len));
@@ -1523,10 +1531,7 @@ static void headers_nf_direct(struct cg *c, int drop_exit)
 	if (c->needs.l4) {
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
 		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
-		/* the most any match reads there and linear: in place */
-		int want = c->needs.hdr & NEED_HDR20 ? 20 :
-			   c->needs.hdr & NEED_HDR8 ? 8 : 4;
-
+		/* all there and linear: read in place */
 		jmp_imm(c, BPF_JLT, R9, want, slow_l4);
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, FP_TMP));
 		EM(c, BPF_MOV64_REG(R3, R8));
@@ -1764,9 +1769,7 @@ static void prologue_tc(struct cg *c, int pass_exit)
 	EM(c, BPF_ALU64_REG(BPF_ADD, R8, R9));	/* r8 = l2len + thoff */
 
 	if (c->needs.l4) {
-		int want = c->needs.hdr & NEED_HDR20 ? 20 :
-			   c->needs.hdr & NEED_HDR8 ? 8 : 4;
-		int l4_slow = new_label(c);
+		int want = l4_want(c), l4_slow = new_label(c);
 
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
 		jmp_imm(c, BPF_JNE, R2, 0, l4_done);
