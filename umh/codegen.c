@@ -1555,7 +1555,10 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	const struct cg_kernel *k = c->o->k;
 	int s;
 
-	EM(c, BPF_LDX_MEM(BPF_DW, R6, R1, 0));	/* state */
+	/* each ctx load costs the verifier a search of the kernel's BTF
+	 * (nf_ptr_to_btf_id()): state only where the names are read */
+	if (c->needs.names)
+		EM(c, BPF_LDX_MEM(BPF_DW, R6, R1, 0));	/* state */
 	EM(c, BPF_LDX_MEM(BPF_DW, R7, R1, 8));	/* skb */
 	if (!c->needs.cond) {
 		/* no rule tests anything: the counters need the length;
@@ -1582,6 +1585,17 @@ static void prologue_nf(struct cg *c, int drop_exit)
 	 * all the rest of a small program).  First, before the prologue
 	 * branches: each BTF pointer walk costs the verifier a search of the
 	 * kernel's BTF, once per path that reaches it. */
+	if (c->needs.names && k->direct) {
+		/* state as an untrusted pointer: walking a trusted one makes
+		 * the verifier look its fields up in the kernel's BTF by name
+		 * ("nf_hook_state__safe_trusted", ...), a scan of every type
+		 * each time, milliseconds per load; the names are read with
+		 * probe loads either way */
+		EM(c, BPF_MOV64_REG(R1, R6));
+		EM(c, BPF_MOV64_IMM(R2, k->btf_nf_hook_state));
+		call_kfunc(c, k->kf_rdonly_cast);
+		EM(c, BPF_MOV64_REG(R6, R0));
+	}
 	for (s = 0; s < 2 && c->needs.names; s++) {
 		int slot = PI_BASE + (s ? PI_OUT : PI_IN);
 

@@ -31,6 +31,7 @@ struct cg_kernel {
 	int kf_rdonly_cast;
 	int off_skb_data, off_skb_data_len;	/* struct sk_buff */
 	int btf_iphdr, btf_tcphdr;		/* BTF ids of the structs */
+	int btf_nf_hook_state;
 };
 
 struct cg_opts {

@@ -201,9 +201,11 @@ int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len)
 	k->off_skb_data_len = member_off(vm, "sk_buff", "data_len");
 	k->btf_iphdr = btf__find_by_name_kind(vm, "iphdr", BTF_KIND_STRUCT);
 	k->btf_tcphdr = btf__find_by_name_kind(vm, "tcphdr", BTF_KIND_STRUCT);
+	k->btf_nf_hook_state = btf__find_by_name_kind(vm, "nf_hook_state",
+						      BTF_KIND_STRUCT);
 	k->direct = k->kf_rdonly_cast > 0 && k->off_skb_data >= 0 &&
 		    k->off_skb_data_len >= 0 && k->btf_iphdr > 0 &&
-		    k->btf_tcphdr > 0;
+		    k->btf_tcphdr > 0 && k->btf_nf_hook_state > 0;
 	btf__free(vm);
 	if (k->kf_dynptr_from_skb <= 0 || k->kf_dynptr_slice <= 0 ||
 	    k->off_state_in < 0 || k->off_state_out < 0 ||
