@@ -119,6 +119,9 @@ static void add_name(struct cls_group *g, enum cls_field first,
 {
 	int w;
 
+	if (!ir_name_word((const char *)mask, 0) &&
+	    !ir_name_word((const char *)mask, 1))
+		return;		/* no interface: the common case, quickly */
 	if (exact_name(name, mask)) {
 		add_word(g, first, 8, ~0ULL);
 		add_word(g, first + 1, 8, ~0ULL);
