@@ -1706,13 +1706,33 @@ static void tc_copy_linear(struct cg *c, int off_reg, int n, int slow)
 	}
 }
 
+/* TC: the IP header at packet offset l2len (r8) to FP_BUF, from the linear
+ * data or with skb_load_bytes(); to @fail if there is none */
+static void tc_load_iphdr(struct cg *c, int fail)
+{
+	int slow = new_label(c), done = new_label(c);
+
+	/* l2len bounded for the verifier: no link layer header is that long */
+	jmp_imm(c, BPF_JGT, R8, 255, slow);
+	tc_copy_linear(c, R8, 20, slow);
+	jmp_a(c, done);
+	place(c, slow);
+	EM(c, BPF_MOV64_REG(R1, R6));
+	EM(c, BPF_MOV64_REG(R2, R8));
+	EM(c, BPF_MOV64_REG(R3, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
+	EM(c, BPF_MOV64_IMM(R4, 20));
+	EM(c, BPF_CALL_HELPER(BPF_FUNC_skb_load_bytes));
+	jmp_imm(c, BPF_JNE, R0, 0, fail);
+	place(c, done);
+}
+
 /* TC: r1 = struct __sk_buff.  Non-IPv4 and packets the IP layer would
  * discard before any hook (bad version/ihl/length) exit with @pass_exit. */
 static void prologue_tc(struct cg *c, int pass_exit)
 {
 	static const int sizes[3] = { 20, 8, 4 };
 	int l4_done = new_label(c), try8 = new_label(c), try4 = new_label(c);
-	int ip_slow = new_label(c), ip_done = new_label(c);
 	int s;
 
 	EM(c, BPF_MOV64_REG(R6, R1));
@@ -1745,20 +1765,7 @@ static void prologue_tc(struct cg *c, int pass_exit)
 		EM(c, BPF_LDX_MEM(BPF_W, R8, R6,
 				  offsetof(struct __sk_buff, cb[1])));
 	}
-	/* r8 = l2len; the IP header to FP_BUF (l2len bounded for the
-	 * verifier: no link layer header is that long) */
-	jmp_imm(c, BPF_JGT, R8, 255, ip_slow);
-	tc_copy_linear(c, R8, 20, ip_slow);
-	jmp_a(c, ip_done);
-	place(c, ip_slow);
-	EM(c, BPF_MOV64_REG(R1, R6));
-	EM(c, BPF_MOV64_REG(R2, R8));
-	EM(c, BPF_MOV64_REG(R3, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
-	EM(c, BPF_MOV64_IMM(R4, 20));
-	EM(c, BPF_CALL_HELPER(BPF_FUNC_skb_load_bytes));
-	jmp_imm(c, BPF_JNE, R0, 0, pass_exit);
-	place(c, ip_done);
+	tc_load_iphdr(c, pass_exit);	/* r8 = l2len */
 	/* version 4, ihl >= 5 */
 	EM(c, BPF_LDX_MEM(BPF_B, R2, FP, FP_BUF));
 	EM(c, BPF_MOV64_REG(R3, R2));
@@ -2066,25 +2073,12 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 			EM(&c, BPF_MOV64_IMM(R7, CG_OUTPUT));
 			jmp_a(&c, tail);
 		} else {
-			int ip_slow = new_label(&c), ip_done = new_label(&c);
-
 			EM(&c, BPF_LDX_MEM(BPF_W, R2, R6,
 				offsetof(struct __sk_buff, ifindex)));
 			tc_ifinfo(&c, -1, true);	/* r8 = l2len */
 			EM(&c, BPF_STX_MEM(BPF_W, R6, R8,
 				offsetof(struct __sk_buff, cb[1])));
-			jmp_imm(&c, BPF_JGT, R8, 255, ip_slow);
-			tc_copy_linear(&c, R8, 20, ip_slow);
-			jmp_a(&c, ip_done);
-			place(&c, ip_slow);
-			EM(&c, BPF_MOV64_REG(R1, R6));
-			EM(&c, BPF_MOV64_REG(R2, R8));
-			EM(&c, BPF_MOV64_REG(R3, FP));
-			EM(&c, BPF_ALU64_IMM(BPF_ADD, R3, FP_BUF));
-			EM(&c, BPF_MOV64_IMM(R4, 20));
-			EM(&c, BPF_CALL_HELPER(BPF_FUNC_skb_load_bytes));
-			jmp_imm(&c, BPF_JNE, R0, 0, pass);
-			place(&c, ip_done);
+			tc_load_iphdr(&c, pass);
 			/* struct bpf_fib_lookup at fp-128 (64 bytes) */
 			for (int off = -128; off < -64; off += 8)
 				EM(&c, BPF_ST_MEM(BPF_DW, FP, off, 0));
