@@ -20,12 +20,12 @@
 
 #include <ebpfilter/proto.h>
 
-#include "buf.h"
-#include "channel.h"
-#include "enforce.h"
-#include "ipt.h"
-#include "log.h"
-#include "state_store.h"
+#include "lib/buf.h"
+#include "lib/channel.h"
+#include "load/enforce.h"
+#include "ipt/ipt.h"
+#include "lib/log.h"
+#include "vault/state_store.h"
 
 #ifndef EBPFILTER_VERSION
 #define EBPFILTER_VERSION "0.1.0"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Code-generation tests: compile rule sets with ebpfilter's own front and
- * back end (umh/ir.c, umh/codegen.c, umh/enforce.c), load them, and run
+ * back end (umh/ir/, umh/cgen/, umh/load/), load them, and run
  * crafted packets through them with BPF_PROG_TEST_RUN.  Static musl binary,
  * run inside a guest (never on the build machine's kernel).
  *
@@ -24,7 +24,7 @@
 #include <linux/pkt_cls.h>
 #include <linux/netfilter.h>
 
-#include "bpf_enforce.h"
+#include "load/bpf_enforce.h"
 #include "iptblob.h"
 
 static int passed, failed, verbose;

@@ -12,7 +12,7 @@
 #define IPTBLOB_H
 
 #include <stddef.h>
-#include "enforce.h"
+#include "load/enforce.h"
 
 struct iptblob {
 	unsigned char *data;

@@ -19,8 +19,8 @@
 #include <string.h>
 
 #include "fake_enforce.h"
-#include "ipt.h"
-#include "ipt_table.h"
+#include "ipt/ipt.h"
+#include "ipt/table.h"
 
 enum op {
 	OP_REPLACE,

@@ -14,7 +14,7 @@
  * makes the byte-for-byte comparison of the two backends.
  *
  * Built statically on the host with tests/unit/ipt_builder.c and
- * umh/buf.c (make -C tests/unit guest-tools).
+ * umh/lib/buf.c (make -C tests/unit guest-tools).
  *
  * Only names ip_tables cannot load a module for are used where a table or
  * extension must be unknown ("nat" would load iptable_nat, "limit" xt_limit:

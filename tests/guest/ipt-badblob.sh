@@ -12,7 +12,7 @@ if [ ! -x "$bin" ]; then
 	# not built on the host (make -C tests/unit guest-tools): build here
 	bin=$IPT_OUT/ipt-badblob
 	gcc -static -O2 -Itests/unit -Iumh -o "$bin" tests/guest/ipt-badblob.c \
-		tests/unit/ipt_builder.c umh/buf.c || fail "cannot build ipt-badblob"
+		tests/unit/ipt_builder.c umh/lib/buf.c || fail "cannot build ipt-badblob"
 fi
 
 # Where ebpfilter refuses state/conntrack, both backends get tables

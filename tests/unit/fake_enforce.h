@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#include "enforce.h"
+#include "load/enforce.h"
 
 struct fake_enforce {
 	int fail_commit;	/* enforce_commit() returns this if non-zero */

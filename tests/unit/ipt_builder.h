@@ -15,7 +15,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define TB_MAX_FIXUPS	64
 #define TB_MAX_CHAINS	32

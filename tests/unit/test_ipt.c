@@ -20,9 +20,9 @@
 #include <linux/netfilter/xt_tcpudp.h>
 
 #include "fake_enforce.h"
-#include "ipt.h"
+#include "ipt/ipt.h"
 #include "ipt_builder.h"
-#include "ipt_table.h"
+#include "ipt/table.h"
 
 static int failures;
 static const char *current_test;

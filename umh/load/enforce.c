@@ -59,10 +59,10 @@
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_enforce.h"
-#include "bpf_insn.h"
-#include "enforce.h"
-#include "log.h"
+#include "load/bpf_enforce.h"
+#include "cgen/bpf_insn.h"
+#include "load/enforce.h"
+#include "lib/log.h"
 
 #define VAULT_SEND_FD	3
 #define VAULT_RECV_FD	4

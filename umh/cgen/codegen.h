@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
-#include "ir.h"
+#include "ir/ir.h"
 
 enum cg_mech {
 	CG_NETFILTER,	/* BPF_PROG_TYPE_NETFILTER, one link per hook */

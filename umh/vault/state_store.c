@@ -36,11 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "enforce.h"
-#include "ipt.h"
-#include "log.h"
-#include "state_store.h"
+#include "lib/buf.h"
+#include "load/enforce.h"
+#include "ipt/ipt.h"
+#include "lib/log.h"
+#include "vault/state_store.h"
 
 static int write_all(int fd, const unsigned char *p, size_t n)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 int buf_reserve(struct buf *b, size_t extra)
 {

@@ -36,8 +36,8 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "bpf_enforce.h"
-#include "log.h"
+#include "load/bpf_enforce.h"
+#include "lib/log.h"
 
 static struct {
 	int in_fd, out_fd, ifinfo_fd;

@@ -6,8 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "codegen.h"
-#include "ir.h"
+#include "cgen/codegen.h"
+#include "ir/ir.h"
 
 struct enf_kernel {
 	enum cg_mech mech;

@@ -29,7 +29,7 @@
 #include <linux/if.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
-#include "classify.h"
+#include "cgen/classify.h"
 
 #define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "log.h"
+#include "lib/log.h"
 
 #define LOG_BURST		10
 /*

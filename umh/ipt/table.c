@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "enforce.h"
-#include "ipt.h"
-#include "ipt_table.h"
-#include "log.h"
+#include "load/enforce.h"
+#include "ipt/ipt.h"
+#include "ipt/table.h"
+#include "lib/log.h"
 
 /* iptable_filter.c: FILTER_VALID_HOOKS */
 #define FILTER_VALID_HOOKS ((1 << NF_INET_LOCAL_IN) | \

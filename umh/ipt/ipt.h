@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 /* Create the initial tables (filter: INPUT/FORWARD/OUTPUT, ACCEPT policies)
  * and, unless a RESTORE request will bring the previous state,

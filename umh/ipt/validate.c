@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipt_table.h"
+#include "ipt/table.h"
 
 /*
  * Entries and matches are known to be 8-aligned before they are read

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "ir.h"
+#include "ir/ir.h"
 
 #define CLS_MAX_GROUPS	16	/* lookups per packet at most */
 #define CLS_MIN_RUN	8	/* shorter runs stay linear code */

@@ -94,9 +94,9 @@
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/pkt_cls.h>
 
-#include "bpf_insn.h"
-#include "classify.h"
-#include "codegen.h"
+#include "cgen/bpf_insn.h"
+#include "cgen/classify.h"
+#include "cgen/codegen.h"
 
 /* packet-info layout (offsets from pi's base) */
 enum {

@@ -4,7 +4,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "channel.h"
+#include "lib/channel.h"
 
 static int read_full(int fd, void *p, size_t n)
 {

@@ -5,7 +5,7 @@
 
 #include <ebpfilter/proto.h>
 
-#include "buf.h"
+#include "lib/buf.h"
 
 #define CHANNEL_IN_FD	0
 #define CHANNEL_OUT_FD	1

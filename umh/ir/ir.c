@@ -23,7 +23,7 @@
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
-#include "ir.h"
+#include "ir/ir.h"
 
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
 {

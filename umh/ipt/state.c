@@ -24,10 +24,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipt.h"
-#include "enforce.h"
-#include "ipt_table.h"
-#include "log.h"
+#include "ipt/ipt.h"
+#include "load/enforce.h"
+#include "ipt/table.h"
+#include "lib/log.h"
 
 #define SNAP_MAGIC	0x53545049u	/* "IPTS" on little endian */
 #define SNAP_VERSION	1

@@ -21,8 +21,8 @@
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
-#include "ipt_table.h"
-#include "log.h"
+#include "ipt/table.h"
+#include "lib/log.h"
 
 struct ipt_ext {
 	const char *name;
