@@ -21,7 +21,7 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter/xt_multiport.h>
 
-#include "load/enforce.h"
+#include "ipt/table_view.h"
 
 #define IR_MAX_MATCH 16
 

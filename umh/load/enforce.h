@@ -11,26 +11,7 @@
 #include <stddef.h>
 #include <linux/netfilter/x_tables.h>
 
-/**
- * struct ipt_table_view - a validated table, in ip_tables' own blob layout
- * @name:        table name ("filter")
- * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
- *               (validated: offsets, jumps, extension payloads all checked)
- * @size:        bytes in @entries
- * @num_entries: number of entries
- * @valid_hooks: bitmask of NF_INET_* hooks
- * @hook_entry:  offset of each hook's first rule
- * @underflow:   offset of each hook's policy rule
- */
-struct ipt_table_view {
-	const char *name;
-	const void *entries;
-	size_t size;
-	unsigned int num_entries;
-	unsigned int valid_hooks;
-	unsigned int hook_entry[5];
-	unsigned int underflow[5];
-};
+#include "ipt/table_view.h"
 
 /* Pick and prepare the hook mechanism for the running kernel; @mech gets
  * its name ("netfilter" or "tc").  Re-adopts objects a previous helper left

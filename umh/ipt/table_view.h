@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the iptables ABI stage hands on: a validated table, in ip_tables'
+ * own blob layout.  The IR is built from it (ir/); nothing here depends on
+ * a later stage.
+ */
+#ifndef UMH_IPT_TABLE_VIEW_H
+#define UMH_IPT_TABLE_VIEW_H
+
+#include <stddef.h>
+
+/**
+ * struct ipt_table_view - a validated table, in ip_tables' own blob layout
+ * @name:        table name ("filter")
+ * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
+ *               (validated: offsets, jumps, extension payloads all checked)
+ * @size:        bytes in @entries
+ * @num_entries: number of entries
+ * @valid_hooks: bitmask of NF_INET_* hooks
+ * @hook_entry:  offset of each hook's first rule
+ * @underflow:   offset of each hook's policy rule
+ */
+struct ipt_table_view {
+	const char *name;
+	const void *entries;
+	size_t size;
+	unsigned int num_entries;
+	unsigned int valid_hooks;
+	unsigned int hook_entry[5];
+	unsigned int underflow[5];
+};
+
+#endif
