@@ -522,19 +522,18 @@ static void scale_case(const struct enf_kernel *ek, const char *name, bool setli
 	r = ir_build(&v, &ir, err, sizeof(err));
 	if (!r) {
 		struct cg_opts o = { .mech = ek->mech, .hook = CG_INPUT,
-				     .ifinfo_fd = ifinfo_fd,
 				     .k = ek->have_btf ? &ek->k : NULL };
 		struct cg_prog p;
 		struct timespec t2;
 
 		ctr = enf_counters_create(ir.nrules);
-		o.counters_fd = ctr;
 		r = codegen_hook(&ir, &o, &p, err, sizeof(err));
 		clock_gettime(CLOCK_MONOTONIC, &t2);
 		if (verbose)
 			printf("  codegen %.2f s\n", (double)(t2.tv_sec - t0.tv_sec) + (t2.tv_nsec - t0.tv_nsec) / 1e9);
 		if (!r) {
-			r = enf_load(ek->mech, &p, "ebpf_input", &fd, err, sizeof(err));
+			r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+				     "ebpf_input", &fd, err, sizeof(err));
 			cg_prog_free(&p);
 		}
 		ir_free(&ir);
@@ -598,15 +597,18 @@ static char *read_file(const char *path)
  * with a memmove of the rest of the program: the generated code must have
  * none); -1 if the log could not be had */
 static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
-			bool print)
+			int ctr, bool print)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, o);
 	size_t sz = (size_t)256 << 20, i, nr = 0, nd = 0;
-	char *log = malloc(sz), *s;
+	char *log = malloc(sz), *s, err[256];
 	unsigned char *seen = calloc(p->n, 1);
+	struct enf_resolved res;
 	int fd;
 
-	if (!log || !seen) {
+	if (!log || !seen ||
+	    enf_resolve(p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 }, &res,
+			err, sizeof(err))) {
 		free(log);
 		free(seen);
 		return -1;
@@ -619,7 +621,8 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 		o.expected_attach_type = BPF_NETFILTER;
 	fd = bpf_prog_load(ek->mech == CG_NETFILTER ? BPF_PROG_TYPE_NETFILTER :
 			   BPF_PROG_TYPE_SCHED_CLS, "ebpf_dead", "GPL",
-			   p->insns, p->n, &o);
+			   res.insns, p->n, &o);
+	enf_resolved_free(&res);
 	if (fd < 0) {
 		printf("  deadlog load: %s\n", strerror(errno));
 		free(log);
@@ -698,7 +701,6 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 	}
 	for (h = 0; h < CG_NHOOKS; h++) {
 		struct cg_opts o = { .mech = ek->mech, .hook = (enum cg_hook)h,
-				     .ifinfo_fd = ifinfo_fd,
 				     .k = ek->have_btf ? &ek->k : NULL };
 		struct cg_prog p;
 		struct timespec t0, t1;
@@ -709,7 +711,6 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 		long nd = 0;
 
 		snprintf(name, sizeof(name), "%s hook %d", path, h);
-		o.counters_fd = ctr;
 		r = codegen_hook(&ir, &o, &p, err, sizeof(err));
 		if (r) {
 			result(false, mech, name, "codegen: %s", err);
@@ -717,11 +718,12 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 			continue;
 		}
 		if (dead) {
-			nd = dead_report(ek, &p, verbose);
+			nd = dead_report(ek, &p, ctr, verbose);
 			snprintf(deadmsg, sizeof(deadmsg), ", %ld never visited", nd);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = enf_load(ek->mech, &p, "ebpf_file", &fd, err, sizeof(err));
+		r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+			     "ebpf_file", &fd, err, sizeof(err));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		memset(&info, 0, sizeof(info));
 		if (!r)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Tuple-space classification of rule runs: the user-space half (which rules
- * qualify, their groups, the groups' hash maps).  codegen.c emits the
- * lookups.  See classify.h for the idea.
+ * Tuple-space classification of rule runs: the analysis (which rules
+ * qualify, their groups, the contents of the groups' hash maps).
+ * codegen.c emits the lookups.  See classify.h for the idea.
  *
  * Why it is exact: a rule of a run matches a packet iff every key word of
  * its group, masked, equals the rule's own (ip_packet_match compares
@@ -23,9 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
-#include <bpf/bpf.h>
 #include <linux/if.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
@@ -142,7 +140,7 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 	const struct ir_match *l4;
 
 	memset(g, 0, sizeof(*g));
-	g->map_fd = -1;
+	g->map = -1;
 	if (r->always || (r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP))
 		return false;
 	if (ip->invflags || (ip->flags & IPT_F_FRAG))
@@ -349,33 +347,22 @@ static void rule_key(const struct ir_rule *r, const struct cls_group *g,
 	}
 }
 
-static int fill_map(int fd, const struct cls_table *t)
+/* @t as the elements of a map description: key, then the u32 value */
+static int table_elems(const struct cls_table *t, struct cg_map *m)
 {
-	unsigned char *keys = malloc((size_t)t->n * t->key_size);
-	uint32_t *vals = malloc((size_t)t->n * sizeof(*vals));
-	__u32 count = t->n;
+	size_t rec = t->key_size + sizeof(uint32_t);
 	unsigned int k;
-	int r = 0;
 
-	if (!keys || !vals) {
-		free(keys);
-		free(vals);
+	m->elems = malloc((size_t)(t->n ? t->n : 1) * rec);
+	if (!m->elems)
 		return -ENOMEM;
-	}
 	for (k = 0; k < t->n; k++) {
-		memcpy(keys + (size_t)k * t->key_size, t->e[k].key, t->key_size);
-		vals[k] = t->e[k].val;
+		memcpy(m->elems + k * rec, t->e[k].key, t->key_size);
+		memcpy(m->elems + k * rec + t->key_size, &t->e[k].val,
+		       sizeof(uint32_t));
 	}
-	/* one syscall for all, where the kernel has batch updates (5.6+) */
-	if (bpf_map_update_batch(fd, keys, vals, &count, NULL)) {
-		for (k = 0; k < t->n && !r; k++)
-			if (bpf_map_update_elem(fd, keys + (size_t)k * t->key_size,
-						&vals[k], BPF_ANY))
-				r = -errno;
-	}
-	free(keys);
-	free(vals);
-	return r;
+	m->nelems = t->n;
+	return 0;
 }
 
 /* the group of @r among @run's (cls_scan put it there) */
@@ -392,8 +379,8 @@ static int group_of(const struct cls_run *run, const struct ir_rule *r)
 	return -1;
 }
 
-int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
-		   char *err, size_t err_len)
+int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
+		      struct cg_prog *p, char *err, size_t err_len)
 {
 	struct cls_table t[CLS_MAX_GROUPS];
 	unsigned char key[CLS_KEY_MAX];
@@ -402,7 +389,7 @@ int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
 
 	memset(t, 0, sizeof(t));
 	for (k = 0; k < run->ngroups; k++) {
-		run->g[k].map_fd = -1;
+		run->g[k].map = -1;
 		if (!r)
 			r = table_init(&t[k], 2 * run->g[k].nrules,
 				       run->g[k].key_size);
@@ -431,41 +418,25 @@ int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
 			table_add(&t[g], key, rule->idx << 2 | CLS_V_HOTDROP);
 		}
 	}
-	for (k = 0; k < run->ngroups; k++) {
-		struct cls_group *g = &run->g[k];
+	for (k = 0; k < run->ngroups && !r; k++) {
+		struct cg_map m = { .name = "ebpf_cls",
+				    .type = BPF_MAP_TYPE_HASH,
+				    .key_size = run->g[k].key_size,
+				    .value_size = sizeof(uint32_t),
+				    .max_entries = t[k].n,
+				    .source = CG_MAP_OWN };
 
-		g->map_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_cls",
-					   g->key_size, sizeof(uint32_t),
-					   t[k].n, NULL);
-		if (g->map_fd < 0) {
-			r = -errno;
-			snprintf(err, err_len,
-				 "creating a classifier map (%u entries): %s",
-				 t[k].n, strerror(errno));
-			goto out;
+		r = table_elems(&t[k], &m);
+		if (!r) {
+			run->g[k].map = cg_prog_add_map(p, &m);
+			if (run->g[k].map < 0)
+				r = -ENOMEM;
 		}
-		r = fill_map(g->map_fd, &t[k]);
-		if (r) {
-			snprintf(err, err_len, "filling a classifier map: %s",
-				 strerror(-r));
-			goto out;
-		}
+		if (r)
+			snprintf(err, err_len, "out of memory");
 	}
 out:
 	for (k = 0; k < run->ngroups; k++)
 		table_free(&t[k]);
-	if (r)
-		cls_close_maps(run);
 	return r;
-}
-
-void cls_close_maps(struct cls_run *run)
-{
-	unsigned int k;
-
-	for (k = 0; k < run->ngroups; k++) {
-		if (run->g[k].map_fd >= 0)
-			close(run->g[k].map_fd);
-		run->g[k].map_fd = -1;
-	}
 }

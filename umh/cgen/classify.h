@@ -17,6 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "cgen/codegen.h"
 #include "ir/ir.h"
 
 #define CLS_MAX_GROUPS	16	/* lookups per packet at most */
@@ -55,7 +56,7 @@ struct cls_group {
 	struct cls_word w[8];	/* key = the masked words, in this order */
 	unsigned int key_size;
 	unsigned int nrules;
-	int map_fd;
+	int map;		/* index in the program's maps */
 };
 
 struct cls_run {
@@ -80,14 +81,12 @@ unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
 bool cls_worth(const struct cls_run *run);
 
 /*
- * cls_build_maps() - create and fill one hash map per group.
- * Return: 0, or -errno with a reason in @err; maps created so far are
- * closed on failure.
+ * cls_describe_maps() - describe one hash map per group (its elements: the
+ * first rule per key) and append them to @p's maps; each group's @map is
+ * its index there.
+ * Return: 0, or -errno with a reason in @err.
  */
-int cls_build_maps(const struct ir_table *ir, struct cls_run *run,
-		   char *err, size_t err_len);
-
-/* Close the run's maps (a loaded program holds its own references). */
-void cls_close_maps(struct cls_run *run);
+int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
+		      struct cg_prog *p, char *err, size_t err_len);
 
 #endif

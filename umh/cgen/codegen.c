@@ -86,10 +86,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
-#include <unistd.h>
 #include <arpa/inet.h>
 
-#include <bpf/bpf.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/pkt_cls.h>
@@ -97,6 +95,7 @@
 #include "cgen/bpf_insn.h"
 #include "cgen/classify.h"
 #include "cgen/codegen.h"
+#include "lib/vec.h"
 
 /* packet-info layout (offsets from pi's base) */
 enum {
@@ -238,12 +237,77 @@ static void emit_ld64(struct cg *c, int reg, __u64 v)
 	EM(c, i[1]);
 }
 
-static void emit_ld_map(struct cg *c, int reg, int fd)
+/* reg = the map @map (an index into the program's maps[]) */
+static void emit_ld_map(struct cg *c, int reg, int map)
 {
-	struct bpf_insn i[2] = { BPF_LD_MAP_FD(reg, fd) };
+	struct bpf_insn i[2] = { BPF_LD_IMM64_RAW(reg, BPF_PSEUDO_MAP_IDX,
+						  map) };
 
 	EM(c, i[0]);
 	EM(c, i[1]);
+}
+
+/* reg = &value of map @map at key 0, + @off */
+static void emit_ld_map_value(struct cg *c, int reg, int map, __u32 off)
+{
+	struct bpf_insn i[2] = { BPF_LD_IMM64_RAW(reg, BPF_PSEUDO_MAP_IDX_VALUE,
+			(__u32)map | (__u64)off << 32) };
+
+	EM(c, i[0]);
+	EM(c, i[1]);
+}
+
+int cg_prog_add_map(struct cg_prog *p, const struct cg_map *m)
+{
+	if (vec_reserve(&p->maps, &p->maps_cap, p->nmaps + 1)) {
+		free(m->elems);
+		p->failed = true;
+		return -1;
+	}
+	p->maps[p->nmaps] = *m;
+	return (int)p->nmaps++;
+}
+
+/* The index of the shared map @source in @p's maps, described on first
+ * use with the sizes the loader's object has. */
+static int shared_map(struct cg_prog *p, enum cg_map_source source,
+		      unsigned int nrules)
+{
+	struct cg_map m = { .source = source, .key_size = sizeof(__u32),
+			    .max_entries = 1 };
+	unsigned int i;
+
+	for (i = 0; i < p->nmaps; i++)
+		if (p->maps[i].source == source)
+			return (int)i;
+	switch (source) {
+	case CG_MAP_COUNTERS:	/* one value: struct cg_counter[nrules] */
+		m.name = "ebpf_ctr";
+		m.type = BPF_MAP_TYPE_ARRAY;
+		m.value_size = (nrules ? nrules : 1) * sizeof(struct cg_counter);
+		m.map_flags = BPF_F_MMAPABLE;
+		break;
+	case CG_MAP_IFINFO:
+		m.name = "ebpf_ifinfo";
+		m.type = BPF_MAP_TYPE_HASH;
+		m.value_size = sizeof(struct cg_ifinfo);
+		m.max_entries = CG_IFINFO_MAX;
+		break;
+	case CG_MAP_GEN:
+		m.name = "ebpf_gen";
+		m.type = BPF_MAP_TYPE_ARRAY;
+		m.value_size = sizeof(__u32);
+		break;
+	case CG_MAP_PROGS:
+		m.name = "ebpf_progs";
+		m.type = BPF_MAP_TYPE_PROG_ARRAY;
+		m.value_size = sizeof(__u32);
+		m.max_entries = CG_PROGS_MAX;
+		break;
+	default:
+		return -1;
+	}
+	return cg_prog_add_map(p, &m);
 }
 
 static int new_label(struct cg *c)
@@ -635,11 +699,8 @@ static bool rule_has_hotdrop(const struct ir_rule *r)
  * helper call, no branch, nothing for the verifier to patch per rule. */
 static void emit_count_const(struct cg *c, unsigned int idx)
 {
-	struct bpf_insn ld[2] = { BPF_LD_IMM64_RAW(R1, BPF_PSEUDO_MAP_VALUE,
-			(__u32)c->o->counters_fd | ((__u64)(idx * 16) << 32)) };
-
-	EM(c, ld[0]);
-	EM(c, ld[1]);
+	emit_ld_map_value(c, R1, shared_map(c->p, CG_MAP_COUNTERS, c->ir->nrules),
+			  idx * sizeof(struct cg_counter));
 	EM(c, BPF_MOV64_IMM(R2, 1));
 	EM(c, BPF_ATOMIC_ADD64(R1, R2, 0));
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_LEN));
@@ -649,13 +710,10 @@ static void emit_count_const(struct cg *c, unsigned int idx)
 /* the same for an entry index in r2 (< nrules, checked) */
 static void emit_count_reg(struct cg *c)
 {
-	struct bpf_insn ld[2] = { BPF_LD_IMM64_RAW(R1, BPF_PSEUDO_MAP_VALUE,
-						   (__u32)c->o->counters_fd) };
-
 	EM(c, BPF_JMP_IMM(BPF_JGE, R2, (int)c->ir->nrules, 8));
-	EM(c, BPF_ALU64_IMM(BPF_LSH, R2, 4));
-	EM(c, ld[0]);
-	EM(c, ld[1]);
+	EM(c, BPF_ALU64_IMM(BPF_LSH, R2, 4));	/* * sizeof(struct cg_counter) */
+	emit_ld_map_value(c, R1, shared_map(c->p, CG_MAP_COUNTERS, c->ir->nrules),
+			  0);
 	EM(c, BPF_ALU64_REG(BPF_ADD, R1, R2));
 	EM(c, BPF_MOV64_IMM(R2, 1));
 	EM(c, BPF_ATOMIC_ADD64(R1, R2, 0));
@@ -733,22 +791,6 @@ static bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r)
 }
 
 /* ----- set-like runs ------------------------------------------------- */
-
-/* The program's map list takes @fd (closed once the program is loaded:
- * the program holds the map).  Nonzero on failure (@fd closed). */
-static int own_map(struct cg *c, int fd)
-{
-	int *nm = realloc(c->p->map_fds, (c->p->nmaps + 1) * sizeof(*nm));
-
-	if (!nm) {
-		close(fd);
-		cg_fail(c, -ENOMEM, "out of memory");
-		return -1;
-	}
-	c->p->map_fds = nm;
-	nm[c->p->nmaps++] = fd;
-	return 0;
-}
 
 static const struct ir_match *single_l4(const struct ir_rule *r)
 {
@@ -864,30 +906,31 @@ static void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 			 unsigned int len, enum set_field f)
 {
 	const struct ir_rule *r = &c->ir->rules[i];
+	struct cg_map set = { .name = "ebpf_set", .type = BPF_MAP_TYPE_HASH,
+			      .key_size = sizeof(__u32),
+			      .value_size = sizeof(__u32), .max_entries = len,
+			      .source = CG_MAP_OWN };
 	unsigned int j;
-	int fd, next = new_label(c);
+	int map, next = new_label(c);
 	bool hd = rule_has_hotdrop(r);
 	int slot = 0;
 	__u32 mask = 0;
 
-	fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_set", 4, 4, len, NULL);
-	if (fd < 0) {
-		cg_fail(c, -errno, "creating a set map: %s", strerror(errno));
+	set.elems = malloc((size_t)len * 2 * sizeof(__u32));
+	if (!set.elems) {
+		cg_fail(c, -ENOMEM, "out of memory");
 		return;
 	}
-	if (own_map(c, fd))
-		return;
-	/* fill in reverse so the first rule (lowest index) wins duplicates */
+	/* in reverse so the first rule (lowest index) wins duplicates */
 	for (j = len; j-- > 0;) {
-		__u32 key = set_key(&c->ir->rules[i + j], f);
-		__u32 val = i + j;
+		__u32 kv[2] = { set_key(&c->ir->rules[i + j], f), i + j };
 
-		if (bpf_map_update_elem(fd, &key, &val, BPF_ANY)) {
-			cg_fail(c, -errno, "filling a set map: %s",
-				strerror(errno));
-			return;
-		}
+		memcpy(set.elems + (size_t)set.nelems++ * sizeof(kv), kv,
+		       sizeof(kv));
 	}
+	map = cg_prog_add_map(c->p, &set);
+	if (map < 0)
+		return;
 
 	EM(c, BPF_MOV64_IMM(R7, 0));
 	if (hd)
@@ -919,7 +962,7 @@ static void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	if (mask && mask != 0xffffffff)
 		EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
 	EM(c, BPF_STX_MEM(BPF_W, FP, R2, -8));
-	emit_ld_map(c, R1, fd);
+	emit_ld_map(c, R1, map);
 	EM(c, BPF_MOV64_REG(R2, FP));
 	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, -8));
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
@@ -965,21 +1008,12 @@ static void emit_cls_run(struct cg *c, struct cls_run *run)
 {
 	int next = new_label(c), hotdrop = new_label(c);
 	unsigned int g, k;
-	int r = cls_build_maps(c->ir, run, c->err, c->err_len);
+	int r = cls_describe_maps(c->ir, run, c->p, c->err, c->err_len);
 
 	if (r) {
 		if (!c->rc)
 			c->rc = r;	/* the reason is in c->err */
 		return;
-	}
-	for (g = 0; g < run->ngroups; g++) {
-		int fd = run->g[g].map_fd;
-
-		run->g[g].map_fd = -1;
-		if (own_map(c, fd)) {
-			cls_close_maps(run);
-			return;
-		}
 	}
 	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
 	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
@@ -1006,7 +1040,7 @@ static void emit_cls_run(struct cg *c, struct cls_run *run)
 			}
 			off += w->size;
 		}
-		emit_ld_map(c, R1, c->p->map_fds[c->p->nmaps - run->ngroups + g]);
+		emit_ld_map(c, R1, gr->map);
 		EM(c, BPF_MOV64_REG(R2, R6));
 		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
 		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
@@ -1668,7 +1702,7 @@ static void tc_ifinfo(struct cg *c, int name_slot, bool want_l2)
 	EM(c, BPF_STX_MEM(BPF_W, FP, R2, FP_TMP));
 	if (want_l2)
 		EM(c, BPF_MOV64_IMM(R8, 14));
-	emit_ld_map(c, R1, c->o->ifinfo_fd);
+	emit_ld_map(c, R1, shared_map(c->p, CG_MAP_IFINFO, 0));
 	EM(c, BPF_MOV64_REG(R2, FP));
 	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_TMP));
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
@@ -2045,14 +2079,12 @@ out:
 	return r;
 }
 
-int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
-		       int progs_fd, int ifinfo_fd, struct cg_prog *out)
+int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook,
+		       struct cg_prog *out)
 {
-	struct cg_opts o = { .mech = mech, .hook = hook, .ifinfo_fd = ifinfo_fd };
+	struct cg_opts o = { .mech = mech, .hook = hook };
 	struct cg c = { .p = out, .o = &o };
 	int pass = 0, input = 0, fwd = 0, tail = 0;
-	struct bpf_insn gen[2] = { BPF_LD_IMM64_RAW(R1, BPF_PSEUDO_MAP_VALUE,
-						    (__u32)gen_fd) };
 
 	memset(out, 0, sizeof(*out));
 	EM(&c, BPF_MOV64_REG(R6, R1));
@@ -2123,14 +2155,13 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
 	} else {
 		EM(&c, BPF_MOV64_IMM(R7, hook));
 	}
-	EM(&c, gen[0]);
-	EM(&c, gen[1]);
+	emit_ld_map_value(&c, R1, shared_map(out, CG_MAP_GEN, 0), 0);
 	EM(&c, BPF_LDX_MEM(BPF_W, R3, R1, 0));
 	EM(&c, BPF_ALU64_IMM(BPF_AND, R3, 1));
 	EM(&c, BPF_ALU64_IMM(BPF_MUL, R3, CG_NHOOKS));
 	EM(&c, BPF_ALU64_REG(BPF_ADD, R3, R7));
 	EM(&c, BPF_MOV64_REG(R1, R6));
-	emit_ld_map(&c, R2, progs_fd);
+	emit_ld_map(&c, R2, shared_map(out, CG_MAP_PROGS, 0));
 	EM(&c, BPF_CALL_HELPER(BPF_FUNC_tail_call));
 	/* no program in the slot: fail closed */
 	EM(&c, BPF_MOV64_IMM(R0, mech == CG_TC ? TC_ACT_SHOT : NF_DROP));
@@ -2156,8 +2187,8 @@ void cg_prog_free(struct cg_prog *p)
 	unsigned int i;
 
 	for (i = 0; i < p->nmaps; i++)
-		close(p->map_fds[i]);
-	free(p->map_fds);
+		free(p->maps[i].elems);
+	free(p->maps);
 	free(p->insns);
 	memset(p, 0, sizeof(*p));
 }

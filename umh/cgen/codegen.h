@@ -37,8 +37,6 @@ struct cg_kernel {
 struct cg_opts {
 	enum cg_mech mech;
 	enum cg_hook hook;
-	int counters_fd;	/* array[1], value: struct cg_counter[nrules] */
-	int ifinfo_fd;		/* TC: hash ifindex -> struct cg_ifinfo */
 	const struct cg_kernel *k;	/* NETFILTER */
 	bool no_classify;	/* tests: linear code only, no classified runs */
 };
@@ -55,28 +53,75 @@ struct cg_counter {
 	__u64 pkts, bytes;
 };
 
+/*
+ * Code generation makes no system call: a program is its instructions and
+ * a description of the maps they use; the loader (load/program.c) creates
+ * the program's own maps, supplies the shared ones and rewrites the
+ * references.  Everything here can run without a kernel (tests/codegen's
+ * interpreter runs it on the host).
+ */
+enum cg_map_source {
+	CG_MAP_OWN,		/* created by the loader from the description,
+				 * filled with @elems, left writable */
+	CG_MAP_COUNTERS,	/* shared objects the loader supplies; their */
+	CG_MAP_IFINFO,		/* description is still filled in (type,   */
+	CG_MAP_GEN,		/* sizes), for whoever emulates them       */
+	CG_MAP_PROGS,
+};
+
+/*
+ * One map a program references.  @elems: @nelems records of @key_size key
+ * bytes followed by @value_size value bytes, inserted in order with
+ * BPF_ANY (a later record with the same key replaces an earlier one).
+ */
+struct cg_map {
+	const char *name;
+	enum bpf_map_type type;
+	__u32 key_size, value_size, max_entries, map_flags;
+	enum cg_map_source source;
+	unsigned char *elems;
+	__u32 nelems;
+};
+
+/*
+ * A map reference in @insns is a BPF_LD_IMM64 with src_reg
+ * BPF_PSEUDO_MAP_IDX (the map) or BPF_PSEUDO_MAP_IDX_VALUE (the address of
+ * its value at key 0, plus the second half's imm) and imm = the index into
+ * @maps; the loader turns them into BPF_PSEUDO_MAP_FD/_VALUE with the fd
+ * (no fd_array: 5.10 does not know MAP_IDX).
+ */
 struct cg_prog {
 	struct bpf_insn *insns;
 	size_t n, cap;
-	int *map_fds;		/* maps the program references (sets) */
+	struct cg_map *maps;
 	unsigned int nmaps;
+	size_t maps_cap;
 	bool failed;		/* out of memory while emitting */
 };
+
+/* Descriptions of the shared maps (what the loader must supply). */
+#define CG_IFINFO_MAX	4096	/* interfaces the TC ifinfo map holds */
+#define CG_PROGS_MAX	(2 * CG_NHOOKS)	/* two generations of table programs */
 
 /* The table program for one hook. 0 or -errno (+ @err). */
 int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		 struct cg_prog *out, char *err, size_t err_len);
 
 /*
- * The dispatcher attached at a hook: reads the generation from @gen_fd
- * (array, one u32) and tail-calls @progs_fd[gen * 3 + hook].  For CG_TC,
+ * The dispatcher attached at a hook: reads the generation from the
+ * CG_MAP_GEN map (array, one u32) and tail-calls CG_MAP_PROGS[gen * 3 +
+ * hook].  For CG_TC,
  * @hook CG_INPUT means "ingress" (decides INPUT/FORWARD with a FIB lookup)
  * and CG_OUTPUT "egress".  If the tail call fails the packet is dropped.
  * The ingress dispatcher hands the table program the input device's l2len
  * in skb->cb[1] and, for FORWARD, the output device's ifindex in cb[0].
  */
-int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook, int gen_fd,
-		       int progs_fd, int ifinfo_fd, struct cg_prog *out);
+int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook,
+		       struct cg_prog *out);
+
+/* Append @m to @p's maps (taking its elements); its index, or -1: out of
+ * memory, @p marked failed and @m's elements freed. */
+int cg_prog_add_map(struct cg_prog *p, const struct cg_map *m);
 
 void cg_prog_free(struct cg_prog *p);
 

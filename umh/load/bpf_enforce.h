@@ -21,9 +21,30 @@ struct enf_kernel {
  * @force_tc: use TC even where NETFILTER works (tests).  0 or -errno. */
 int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len);
 
-/* Load generated instructions; *fd gets the program.  On failure, @err gets
- * the verifier's last line.  0 or -errno. */
-int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
+/* The shared objects a generated program may reference (-1: none). */
+struct enf_maps {
+	int counters, ifinfo, gen, progs;
+};
+
+/* A program's instructions with its map references resolved to fds, its
+ * own maps created and filled (tests load them in their own ways). */
+struct enf_resolved {
+	struct bpf_insn *insns;	/* p->n of them */
+	int *fds;		/* per map of p */
+	const struct cg_prog *p;
+};
+
+int enf_resolve(const struct cg_prog *p, const struct enf_maps *shared,
+		struct enf_resolved *out, char *err, size_t err_len);
+/* Close the own maps (a loaded program holds its references). */
+void enf_resolved_free(struct enf_resolved *r);
+
+/* Load generated instructions: create and fill the program's own maps,
+ * resolve its map references (@shared for the shared ones); *fd gets the
+ * program, which holds its own maps.  On failure, @err gets the verifier's
+ * last line.  0 or -errno. */
+int enf_load(enum cg_mech mech, const struct cg_prog *p,
+	     const struct enf_maps *shared, const char *name,
 	     int *fd, char *err, size_t err_len);
 
 /* Generate and load the table program of @hook. */

@@ -555,13 +555,12 @@ static int create_base(char *err, size_t len)
 
 		if (S.ek.mech == CG_TC && i == CG_FORWARD)
 			continue;	/* ingress covers INPUT and FORWARD */
-		r = codegen_dispatcher(S.ek.mech, (enum cg_hook)i, S.gen_fd,
-				       S.progs_fd, S.ifinfo_fd, &p);
+		r = codegen_dispatcher(S.ek.mech, (enum cg_hook)i, &p);
 		if (r) {
 			snprintf(err, len, "dispatcher: %s", strerror(-r));
 			return r;
 		}
-		r = enf_load(S.ek.mech, &p, "ebpf_dispatch", &S.disp[i], err, len);
+		r = enf_load(S.ek.mech, &p, &(struct enf_maps){ -1, S.ifinfo_fd, S.gen_fd, S.progs_fd }, "ebpf_dispatch", &S.disp[i], err, len);
 		cg_prog_free(&p);
 		if (r)
 			return r;

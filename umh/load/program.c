@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include <bpf/bpf.h>
 
@@ -32,8 +33,163 @@ static void last_line(const char *log, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - s), s);
 }
 
-int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
-	     int *fd, char *err, size_t err_len)
+/*
+ * @m's elements, in order, each with BPF_ANY (see struct cg_map): in one
+ * syscall where the kernel has batch updates (5.6+; they apply the
+ * records in order too), else one at a time.
+ */
+static int fill_map(int fd, const struct cg_map *m)
+{
+	size_t rec = (size_t)m->key_size + m->value_size;
+	unsigned char *keys, *vals;
+	__u32 i, count = m->nelems;
+	int r = 0;
+
+	if (!m->nelems)
+		return 0;
+	keys = malloc((size_t)m->nelems * m->key_size);
+	vals = malloc((size_t)m->nelems * m->value_size);
+	if (keys && vals) {
+		for (i = 0; i < m->nelems; i++) {
+			memcpy(keys + (size_t)i * m->key_size, m->elems + i * rec,
+			       m->key_size);
+			memcpy(vals + (size_t)i * m->value_size,
+			       m->elems + i * rec + m->key_size, m->value_size);
+		}
+		if (!bpf_map_update_batch(fd, keys, vals, &count, NULL))
+			goto out;
+	}
+	for (i = 0; i < m->nelems && !r; i++) {
+		const unsigned char *e = m->elems + i * rec;
+
+		if (bpf_map_update_elem(fd, e, e + m->key_size, BPF_ANY))
+			r = -errno;
+	}
+out:
+	free(keys);
+	free(vals);
+	return r;
+}
+
+/* A CG_MAP_OWN map: created from its description and filled. */
+static int create_own_map(const struct cg_map *m, char *err, size_t err_len)
+{
+	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = m->map_flags);
+	int fd, e;
+
+	fd = bpf_map_create(m->type, m->name, m->key_size, m->value_size,
+			    m->max_entries ? m->max_entries : 1, &o);
+	if (fd < 0) {
+		e = -errno;
+		snprintf(err, err_len, "creating map %s (%u entries): %s",
+			 m->name, m->max_entries, strerror(-e));
+		return e;
+	}
+	e = fill_map(fd, m);
+	if (e) {
+		snprintf(err, err_len, "filling map %s: %s", m->name,
+			 strerror(-e));
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+static int shared_fd(const struct cg_map *m, const struct enf_maps *shared)
+{
+	switch (m->source) {
+	case CG_MAP_COUNTERS:
+		return shared->counters;
+	case CG_MAP_IFINFO:
+		return shared->ifinfo;
+	case CG_MAP_GEN:
+		return shared->gen;
+	case CG_MAP_PROGS:
+		return shared->progs;
+	default:
+		return -1;
+	}
+}
+
+int enf_resolve(const struct cg_prog *p, const struct enf_maps *shared,
+		struct enf_resolved *out, char *err, size_t err_len)
+{
+	struct bpf_insn *in;
+	unsigned int i;
+	size_t k;
+	int r;
+
+	memset(out, 0, sizeof(*out));
+	out->fds = malloc((p->nmaps ? p->nmaps : 1) * sizeof(*out->fds));
+	out->insns = in = malloc((p->n ? p->n : 1) * sizeof(*in));
+	if (!out->fds || !in) {
+		r = -ENOMEM;
+		snprintf(err, err_len, "out of memory");
+		goto fail;
+	}
+	for (i = 0; i < p->nmaps; i++)
+		out->fds[i] = -1;
+	out->p = p;
+	for (i = 0; i < p->nmaps; i++) {
+		const struct cg_map *m = &p->maps[i];
+
+		if (m->source == CG_MAP_OWN) {
+			r = create_own_map(m, err, err_len);
+			if (r < 0)
+				goto fail;
+			out->fds[i] = r;
+			continue;
+		}
+		out->fds[i] = shared_fd(m, shared);
+		if (out->fds[i] < 0) {
+			r = -EINVAL;
+			snprintf(err, err_len, "no %s map to give the program",
+				 m->name);
+			goto fail;
+		}
+	}
+	memcpy(in, p->insns, p->n * sizeof(*in));
+	for (k = 0; k + 1 < p->n; k++) {
+		struct bpf_insn *ld = &in[k];
+
+		if (ld->code != (BPF_LD | BPF_IMM | BPF_DW))
+			continue;
+		if (ld->src_reg == BPF_PSEUDO_MAP_IDX ||
+		    ld->src_reg == BPF_PSEUDO_MAP_IDX_VALUE) {
+			if ((__u32)ld->imm >= p->nmaps) {
+				r = -EFAULT;
+				snprintf(err, err_len,
+					 "internal error: map %d of %u", ld->imm,
+					 p->nmaps);
+				goto fail;
+			}
+			ld->src_reg = ld->src_reg == BPF_PSEUDO_MAP_IDX ?
+				      BPF_PSEUDO_MAP_FD : BPF_PSEUDO_MAP_VALUE;
+			ld->imm = out->fds[ld->imm];
+		}
+		k++;	/* the second half */
+	}
+	return 0;
+fail:
+	enf_resolved_free(out);
+	return r;
+}
+
+void enf_resolved_free(struct enf_resolved *r)
+{
+	unsigned int i;
+
+	for (i = 0; r->p && i < r->p->nmaps; i++)
+		if (r->p->maps[i].source == CG_MAP_OWN && r->fds[i] >= 0)
+			close(r->fds[i]);
+	free(r->fds);
+	free(r->insns);
+	memset(r, 0, sizeof(*r));
+}
+
+static int load_insns(enum cg_mech mech, const struct bpf_insn *insns,
+		      size_t n, const char *name, int *fd,
+		      char *err, size_t err_len)
 {
 	LIBBPF_OPTS(bpf_prog_load_opts, o);
 	enum bpf_prog_type type = mech == CG_NETFILTER ?
@@ -44,7 +200,7 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
 
 	if (mech == CG_NETFILTER)
 		o.expected_attach_type = BPF_NETFILTER;
-	*fd = bpf_prog_load(type, name, "GPL", p->insns, p->n, &o);
+	*fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
 	if (*fd >= 0)
 		return 0;
 	e = -errno;
@@ -55,7 +211,7 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
 		o.log_buf = log;
 		o.log_size = 1 << 20;
 		o.log_level = 1;
-		*fd = bpf_prog_load(type, name, "GPL", p->insns, p->n, &o);
+		*fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
 		if (*fd >= 0) {	/* passed with a log?  take it */
 			free(log);
 			return 0;
@@ -67,17 +223,33 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p, const char *name,
 
 			last_line(log, line, sizeof(line));
 			snprintf(err, err_len, "verifier (%zu insns): %s: %s",
-				 p->n, strerror(-e), line);
+				 n, strerror(-e), line);
 		} else {
-			snprintf(err, err_len, "loading %zu insns: %s", p->n,
+			snprintf(err, err_len, "loading %zu insns: %s", n,
 				 strerror(-e));
 		}
 		free(log);
 	} else {
-		snprintf(err, err_len, "loading %zu insns: %s", p->n,
+		snprintf(err, err_len, "loading %zu insns: %s", n,
 			 strerror(-e));
 	}
 	return e;
+}
+
+int enf_load(enum cg_mech mech, const struct cg_prog *p,
+	     const struct enf_maps *shared, const char *name,
+	     int *fd, char *err, size_t err_len)
+{
+	struct enf_resolved res;
+	int r;
+
+	*fd = -1;
+	r = enf_resolve(p, shared, &res, err, err_len);
+	if (r)
+		return r;
+	r = load_insns(mech, res.insns, p->n, name, fd, err, err_len);
+	enf_resolved_free(&res);	/* the program holds its own maps */
+	return r;
 }
 
 int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
@@ -87,18 +259,21 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 	static const char *const names[] = { "ebpf_input", "ebpf_forward",
 					     "ebpf_output" };
 	struct cg_opts o = {
-		.mech = ek->mech, .hook = hook, .counters_fd = counters_fd,
-		.ifinfo_fd = ifinfo_fd, .k = ek->have_btf ? &ek->k : NULL,
+		.mech = ek->mech, .hook = hook,
+		.k = ek->have_btf ? &ek->k : NULL,
 		.no_classify = ek->no_classify,
 	};
+	struct enf_maps shared = { .counters = counters_fd,
+				   .ifinfo = ifinfo_fd, .gen = -1,
+				   .progs = -1 };
 	struct cg_prog p;
 	int r;
 
 	r = codegen_hook(ir, &o, &p, err, err_len);
 	if (r)
 		return r;
-	r = enf_load(ek->mech, &p, names[hook], fd, err, err_len);
-	cg_prog_free(&p);	/* the program holds its set maps */
+	r = enf_load(ek->mech, &p, &shared, names[hook], fd, err, err_len);
+	cg_prog_free(&p);
 	return r;
 }
 
