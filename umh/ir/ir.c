@@ -343,7 +343,8 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 			ir->matches = np;
 			capm = nc;
 		}
-		memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
+		if (rr->nmatch)	/* ir->matches is NULL until a rule has one */
+			memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
 		mfirst[i] = nm;
 		nm += rr->nmatch;
 		tg = (const void *)((const char *)e + e->target_offset);
