@@ -1,11 +1,34 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The code-generation test cases (cases.h), moved out of cgtest.c. */
+/* The code-generation test cases and tally (cases.h), moved out of cgtest.c. */
 #include <arpa/inet.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cases.h"
+
+int passed, failed, verbose;
+
+void result(bool ok, const char *mech, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (ok)
+		passed++;
+	else
+		failed++;
+	if (ok && !verbose)
+		return;
+	printf("%s [%s] %s", ok ? "PASS" : "FAIL", mech, name);
+	va_start(ap, fmt);
+	if (fmt && *fmt) {
+		printf(": ");
+		vprintf(fmt, ap);
+	}
+	va_end(ap);
+	printf("\n");
+}
 
 const struct tcase cases[] = {
 	{ "policy accept", T(":INPUT ACCEPT\n"), CG_INPUT,

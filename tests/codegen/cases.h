@@ -48,6 +48,12 @@ struct tcase {
 extern const struct tcase cases[];
 extern const size_t ncases;
 
+/* the tally both suites keep: "PASS/FAIL [mech] name: details" lines (PASS
+ * only if @verbose), then "N passed, N failed" */
+extern int passed, failed, verbose;
+void result(bool ok, const char *mech, const char *name, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* eth (optional) + IPv4 + transport into @buf (256 bytes); returns the
  * length; *iplen = tot_len */
 size_t build_pkt(const struct pkt *p, bool eth, unsigned char *buf,

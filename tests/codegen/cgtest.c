@@ -28,7 +28,6 @@
 #include "cases.h"
 #include "iptblob.h"
 
-static int passed, failed, verbose;
 static const char *filter;
 
 /* the cases, the packet builder and the random rule sets: cases.c */
@@ -87,28 +86,6 @@ static int run_pkt(const struct enf_kernel *ek, int fd, int hook,
 		return 0;
 	fprintf(stderr, "tc retval %u\n", o.retval);
 	return -ERANGE;
-}
-
-static void result(bool ok, const char *mech, const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static void result(bool ok, const char *mech, const char *name, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (ok)
-		passed++;
-	else
-		failed++;
-	if (ok && !verbose)
-		return;
-	printf("%s [%s] %s", ok ? "PASS" : "FAIL", mech, name);
-	va_start(ap, fmt);
-	if (fmt && *fmt) {
-		printf(": ");
-		vprintf(fmt, ap);
-	}
-	va_end(ap);
-	printf("\n");
 }
 
 static void run_case(const struct enf_kernel *ek, const struct tcase *c)

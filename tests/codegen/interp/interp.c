@@ -154,12 +154,22 @@ static void check_depth(struct st *s)
 		     s->nfr, sum, STACK);
 }
 
+static unsigned char *mem_x(struct st *s, const struct reg *base, long off,
+			    size_t n, bool write, bool insn, int *rid);
+
 /*
- * Check an access of @n bytes at @base + @off; returns the host address, or
- * NULL for a probe load through a NULL kernel pointer (reads 0).
+ * Check an access of @n bytes at @base + @off by an instruction (@insn:
+ * aligned on the stack) or a helper; returns the host address, or NULL for
+ * a probe load through a NULL kernel pointer (reads 0).
  */
 static unsigned char *mem(struct st *s, const struct reg *base, long off,
 			  size_t n, bool write, int *rid)
+{
+	return mem_x(s, base, off, n, write, true, rid);
+}
+
+static unsigned char *mem_x(struct st *s, const struct reg *base, long off,
+			    size_t n, bool write, bool insn, int *rid)
 {
 	const struct region *g;
 	__u64 a = base->v + (__u64)off, b;
@@ -186,7 +196,7 @@ static unsigned char *mem(struct st *s, const struct reg *base, long off,
 		size_t o = a - b;
 		int f = base->t, d = STACK - (int)o;
 
-		if (o % n)
+		if (insn && o % n)
 			fail(s, "misaligned stack access (fp%+d, %zu bytes)", -d, n);
 		if (d > s->depth[s->fr[f].entry]) {
 			s->depth[s->fr[f].entry] = d;
@@ -212,7 +222,7 @@ static unsigned char *arg_mem(struct st *s, int r, size_t n, bool write)
 
 	if (!n)
 		fail(s, "zero-sized memory argument r%d", r);
-	p = mem(s, rd(s, r), 0, n, write, &rid);
+	p = mem_x(s, rd(s, r), 0, n, write, false, &rid);
 	if (!p)
 		fail(s, "NULL memory argument r%d", r);
 	return p;

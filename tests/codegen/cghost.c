@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Code-generation tests on the host: the cases of cgtest (cases.c) compiled
+ * with the real front and back end (umh/ir/, umh/cgen/) and run through the
+ * strict user-space interpreter (interp/), on every flavor: netfilter with
+ * in-place header reads, netfilter through the dynptr only, tc.  Each case
+ * runs with the packet wholly linear and with only part of it linear, so
+ * every prologue path is taken; then the random "classified runs vs linear
+ * code" comparison, and the dispatchers.  Nothing touches the kernel.
+ *
+ *   cghost [-v] [-t SUBSTRING]      ends with "N passed, N failed"
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <linux/netfilter.h>
+#include <linux/pkt_cls.h>
+
+#include "hostenv.h"
+#include "iptblob.h"
+
+static const char *filter;
+
+static const struct flavor flavors[] = {
+	{ "netfilter", CG_NETFILTER, true },
+	{ "netfilter-dynptr", CG_NETFILTER, false },
+	{ "tc", CG_TC, false },
+};
+
+static void opts_of(const struct flavor *f, enum cg_hook hook, bool no_classify,
+		    struct cg_opts *o, struct cg_kernel *k)
+{
+	*k = host_kernel;
+	k->direct = f->direct;
+	*o = (struct cg_opts){ .mech = f->mech, .hook = hook,
+			       .k = f->mech == CG_NETFILTER ? k : NULL,
+			       .no_classify = no_classify };
+}
+
+/* the rule set @text as IR */
+static int build_ir(const char *text, struct iptblob *b, struct ir_table *ir,
+		    char *err, size_t len)
+{
+	struct ipt_table_view v;
+
+	if (iptblob_build(text, b, err, len))
+		return -1;
+	iptblob_view(b, &v);
+	if (ir_build(&v, ir, err, len)) {
+		iptblob_free(b);
+		return -1;
+	}
+	return 0;
+}
+
+/* linear bytes of each run of a case: all, the IP header and a little,
+ * the link layer only; the verdicts must not depend on it */
+static const unsigned int nf_headlens[] = { 0, 24, 8 };
+static const unsigned int tc_headlens[] = { 0, 14 + 24, 14 };
+
+static const char *verdict_name(int v)
+{
+	return v == 1 ? "ACCEPT" : v == 0 ? "DROP" : v == -ERANGE ? "bad return value" :
+	       "interpreter failure";
+}
+
+static void run_case(const struct flavor *f, const struct tcase *c)
+{
+	struct iptblob b;
+	struct ir_table ir;
+	struct shared sh;
+	struct hprog h;
+	struct cg_opts o;
+	struct cg_kernel k;
+	char err[1024] = "";
+	int r;
+
+	if (filter && !strstr(c->name, filter))
+		return;
+	if ((c->mech_only == 1 && f->mech != CG_NETFILTER) ||
+	    (c->mech_only == 2 && f->mech != CG_TC))
+		return;
+	if (build_ir(c->table, &b, &ir, err, sizeof(err))) {
+		result(false, f->name, c->name, "rules: %s", err);
+		return;
+	}
+	memset(&sh, 0, sizeof(sh));
+	memset(&h, 0, sizeof(h));
+	opts_of(f, (enum cg_hook)c->hook, false, &o, &k);
+	r = codegen_hook(&ir, &o, &h.cg, err, sizeof(err));
+	if (c->expect == FAILLOAD) {
+		result(r < 0, f->name, c->name, "%s%s", r < 0 ? "refused: " :
+		       "compiled, expected a refusal", r < 0 ? err : "");
+		goto out;
+	}
+	if (r || hprog_build(&h, &sh, c->name, err, sizeof(err))) {
+		result(false, f->name, c->name, "codegen: %s", err);
+		goto out;
+	}
+	for (size_t v = 0; v < 3; v++) {
+		unsigned int hl = f->mech == CG_TC ? tc_headlens[v] : nf_headlens[v];
+		struct run_opts ro = { .headlen = hl };
+		unsigned int iplen = 0;
+		__u64 raw = 0;
+		int got;
+
+		shared_zero_counters(&sh);
+		got = host_run(f, &sh, &h.ip, c->hook, &c->p, &ro, &iplen, &raw,
+			       err, sizeof(err));
+		if (got != c->expect) {
+			result(false, f->name, c->name, "headlen %u: %s (r0 %#llx), expected %s%s%s",
+			       hl, verdict_name(got), (unsigned long long)raw,
+			       verdict_name(c->expect), got == -EFAULT ? ": " : "",
+			       got == -EFAULT ? err : "");
+			goto out;
+		}
+		if (c->count_chain) {
+			int idx = iptblob_index(&b, c->count_chain, (unsigned int)c->count_rule);
+			struct cg_counter cn = shared_counter(&sh, idx < 0 ? 0 : (unsigned int)idx);
+
+			if (idx < 0 || cn.pkts != (__u64)c->count_pkts ||
+			    cn.bytes != (__u64)c->count_pkts * iplen) {
+				result(false, f->name, c->name,
+				       "headlen %u: counter of entry %d: %llu pkts %llu bytes, expected %d/%u",
+				       hl, idx, (unsigned long long)cn.pkts,
+				       (unsigned long long)cn.bytes, c->count_pkts,
+				       c->count_pkts * iplen);
+				goto out;
+			}
+		}
+	}
+	result(true, f->name, c->name, NULL);
+out:
+	hprog_free(&h);
+	shared_free(&sh);
+	ir_free(&ir);
+	iptblob_free(&b);
+}
+
+#include "cghost_more.h"
+
+int main(int argc, char **argv)
+{
+	int opt;
+
+	while ((opt = getopt(argc, argv, "vt:")) != -1) {
+		if (opt == 'v')
+			verbose = 1;
+		else if (opt == 't')
+			filter = optarg;
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (size_t i = 0; i < sizeof(flavors) / sizeof(flavors[0]); i++) {
+		const struct flavor *f = &flavors[i];
+		int p0 = passed, f0 = failed;
+
+		for (size_t c = 0; c < ncases; c++)
+			run_case(f, &cases[c]);
+		classify_diff(f, getenv("CG_SETS") ? atoi(getenv("CG_SETS")) : 40, 300);
+		scale_case(f, "scale 10000 linear", false, false, 10000);
+		scale_case(f, "scale 10000 set-like", true, false, 10000);
+		scale_case(f, "scale 10000 set-like, no classifier", true, true, 10000);
+		dispatcher_cases(f);
+		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
+	}
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,308 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * cghost.c's larger cases (included by it, a split for size): classified
+ * runs vs linear code, set-like runs, the dispatchers.
+ */
+
+/* @text compiled for INPUT with (m = 0) and without (m = 1) classified runs */
+static int build_pair(const struct flavor *f, struct ir_table *ir, struct hprog h[2],
+		      struct shared sh[2], char *err, size_t len)
+{
+	for (int m = 0; m < 2; m++) {
+		struct cg_opts o;
+		struct cg_kernel k;
+
+		opts_of(f, CG_INPUT, m == 1, &o, &k);
+		if (codegen_hook(ir, &o, &h[m].cg, err, len) ||
+		    hprog_build(&h[m], &sh[m], m ? "linear" : "classified", err, len))
+			return -1;
+	}
+	return 0;
+}
+
+static void classify_diff(const struct flavor *f, int nsets, int npkts)
+{
+	unsigned long long seed = getenv("CG_SEED") ? strtoull(getenv("CG_SEED"), NULL, 0)
+						   : 0x5eed1234ULL;
+	int mismatches = 0, sets = 0, shrunk = 0;
+	char name[64], err[1024] = "";
+
+	snprintf(name, sizeof(name), "classify-diff %d sets x %d packets", nsets, npkts);
+	if (filter && !strstr(name, filter))
+		return;
+	rng_state = seed + (f->mech == CG_TC);
+	for (int s = 0; s < nsets && !mismatches; s++) {
+		char *text = random_rules(f->mech == CG_TC);
+		struct iptblob b;
+		struct ir_table ir;
+		struct hprog h[2];
+		struct shared sh[2];
+
+		memset(h, 0, sizeof(h));
+		memset(sh, 0, sizeof(sh));
+		if (!text || build_ir(text, &b, &ir, err, sizeof(err))) {
+			result(false, f->name, name, "set %d: %s\n%s", s, err, text ? text : "");
+			free(text);
+			return;
+		}
+		if (build_pair(f, &ir, h, sh, err, sizeof(err))) {
+			mismatches++;
+			result(false, f->name, name, "set %d: codegen: %s\n%s", s, err, text);
+		}
+		sets++;
+		shrunk += h[0].cg.n < h[1].cg.n;
+		for (int i = 0; i < npkts && !mismatches; i++) {
+			struct pkt p;
+			int v[2];
+			__u64 raw;
+			unsigned int iplen;
+			/* a third of the packets only partly linear */
+			struct run_opts ro = { .headlen = rnd(3) ? 0 : f->mech == CG_TC ? 14 + 24 : 24 };
+
+			random_pkt(&p);
+			for (int m = 0; m < 2 && !mismatches; m++) {
+				v[m] = host_run(f, &sh[m], &h[m].ip, CG_INPUT, &p, &ro, &iplen,
+						&raw, err, sizeof(err));
+				if (v[m] < 0) {
+					mismatches++;
+					result(false, f->name, name, "set %d packet %d, %s: %s: %s\n%s",
+					       s, i, m ? "linear" : "classified",
+					       verdict_name(v[m]), err, text);
+				}
+			}
+			if (!mismatches && v[0] != v[1]) {
+				mismatches++;
+				result(false, f->name, name,
+				       "set %d packet %d (%s %s:%d -> %s:%d in %s l4bytes %d fragoff %d): classified %d, linear %d\n%s",
+				       s, i, p.proto, p.src, p.sport, p.dst, p.dport, p.in,
+				       p.l4bytes, p.fragoff, v[0], v[1], text);
+			}
+		}
+		for (unsigned int e = 0; e < ir.nrules && !mismatches; e++) {
+			struct cg_counter c0 = shared_counter(&sh[0], e);
+			struct cg_counter c1 = shared_counter(&sh[1], e);
+
+			if (c0.pkts != c1.pkts || c0.bytes != c1.bytes) {
+				mismatches++;
+				result(false, f->name, name,
+				       "set %d: counters of entry %u: classified %llu/%llu, linear %llu/%llu\n%s",
+				       s, e, (unsigned long long)c0.pkts,
+				       (unsigned long long)c0.bytes, (unsigned long long)c1.pkts,
+				       (unsigned long long)c1.bytes, text);
+			}
+		}
+		for (int m = 0; m < 2; m++) {
+			hprog_free(&h[m]);
+			shared_free(&sh[m]);
+		}
+		ir_free(&ir);
+		iptblob_free(&b);
+		free(text);
+	}
+	if (!mismatches)
+		result(shrunk >= sets / 4, f->name, name,
+		       "seed %#llx: same verdicts and counters; %d of %d sets had classified runs",
+		       seed, shrunk, sets);
+}
+
+/*
+ * Large rule sets: @n rules, set-like (one address or port per rule:
+ * classified runs, or set-like runs' hash maps with @no_classify) or varied
+ * (linear code, classified runs); a packet that hits
+ * the last rule and one that misses all (set-like: then one that hits the
+ * address run), with the counters of the hits.
+ */
+static void scale_case(const struct flavor *f, const char *name, bool setlike,
+		       bool no_classify, int n)
+{
+	size_t cap = (size_t)n * 96 + 256, len = 0;
+	char *text = malloc(cap), err[1024] = "";
+	struct pkt hit = TCP("10.200.0.1", "2.2.2.2", 1000, 22, "S");
+	struct pkt miss = TCP("10.201.0.1", "2.2.2.2", 1000, 23, "S");
+	struct iptblob b;
+	struct ir_table ir;
+	struct hprog h;
+	struct shared sh;
+	struct cg_opts o;
+	struct cg_kernel k;
+	unsigned int iplen;
+	__u64 raw;
+	int v[2] = { -1, -1 };
+
+	if (!text || (filter && !strstr(name, filter))) {
+		free(text);
+		return;
+	}
+	len += (size_t)snprintf(text + len, cap - len, "*filter\n");
+	for (int i = 0; i < n - 1; i++) {
+		if (setlike && i < n / 2)
+			len += (size_t)snprintf(text + len, cap - len,
+				"-A INPUT -s 10.%d.%d.%d/32 -j DROP\n",
+				100 + i / 65536, (i / 256) % 256, i % 256);
+		else if (setlike)
+			len += (size_t)snprintf(text + len, cap - len,
+				"-A INPUT -p udp -m udp --dport %d -j ACCEPT\n", i % 60000 + 1);
+		else
+			len += (size_t)snprintf(text + len, cap - len,
+				"-A INPUT -d 10.%d.%d.0/24 -p tcp -m tcp --sport %d:%d -j %s\n",
+				i / 256 % 256, i % 256, i % 60000 + 1, i % 60000 + 5,
+				i % 2 ? "ACCEPT" : "DROP");
+	}
+	len += (size_t)snprintf(text + len, cap - len,
+				"-A INPUT -s 10.200.0.1 -p tcp -m tcp --dport 22 -j DROP\nCOMMIT\n");
+	memset(&h, 0, sizeof(h));
+	memset(&sh, 0, sizeof(sh));
+	if (build_ir(text, &b, &ir, err, sizeof(err))) {
+		result(false, f->name, name, "rules: %s", err);
+		free(text);
+		return;
+	}
+	free(text);
+	opts_of(f, CG_INPUT, no_classify, &o, &k);
+	if (codegen_hook(&ir, &o, &h.cg, err, sizeof(err)) ||
+	    hprog_build(&h, &sh, name, err, sizeof(err))) {
+		result(false, f->name, name, "codegen: %s", err);
+	} else {
+		struct cg_counter c;
+
+		v[0] = host_run(f, &sh, &h.ip, CG_INPUT, &hit, NULL, &iplen, &raw,
+				err, sizeof(err));
+		if (v[0] >= 0)
+			v[1] = host_run(f, &sh, &h.ip, CG_INPUT, &miss, NULL, &iplen, &raw,
+					err, sizeof(err));
+		c = shared_counter(&sh, (unsigned int)iptblob_index(&b, "INPUT",
+							 (unsigned int)n));
+		if (setlike && v[1] == 1) {
+			/* inside the address run: rule 4 is -s 10.100.0.3 */
+			struct pkt in_set = TCP("10.100.0.3", "2.2.2.2", 1000, 23, "S");
+			struct cg_counter c4;
+
+			v[1] = host_run(f, &sh, &h.ip, CG_INPUT, &in_set, NULL, &iplen,
+					&raw, err, sizeof(err));
+			c4 = shared_counter(&sh, (unsigned int)iptblob_index(&b, "INPUT", 4));
+			v[1] = v[1] == 0 && c4.pkts == 1 && c4.bytes == iplen ? 1 : v[1] < 0 ? v[1] : 2;
+		}
+		result(v[0] == 0 && v[1] == 1 && c.pkts == 1, f->name, name,
+		       "%zu insns, %u maps: verdicts %d/%d, last rule counted %llu%s%s",
+		       h.cg.n, h.cg.nmaps, v[0], v[1], (unsigned long long)c.pkts,
+		       v[0] == -EFAULT || v[1] == -EFAULT ? ": " : "",
+		       v[0] == -EFAULT || v[1] == -EFAULT ? err : "");
+	}
+	hprog_free(&h);
+	shared_free(&sh);
+	ir_free(&ir);
+	iptblob_free(&b);
+}
+
+/*
+ * The dispatchers: generation 1's table programs in slots 3..5 of the
+ * program array, slots 0..2 empty.  INPUT drops; FORWARD drops what goes
+ * out through eth1; OUTPUT drops 9.9.9.9.
+ */
+static void dispatcher_cases(const struct flavor *f)
+{
+	static const char table[] = "*filter\n:INPUT DROP\n:FORWARD ACCEPT\n:OUTPUT ACCEPT\n"
+		"-A FORWARD -o eth1 -j DROP\n-A OUTPUT -d 9.9.9.9 -j DROP\nCOMMIT\n";
+	struct dcase {
+		const char *name;
+		int hook;	/* the dispatcher's */
+		__u32 gen;
+		struct pkt p;
+		struct run_opts ro;
+		int expect;
+		int mech_only;	/* 1 netfilter, 2 tc */
+	} dc[] = {
+		{ "dispatch INPUT", CG_INPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2), { 0 }, 0, 1 },
+		{ "dispatch FORWARD", CG_FORWARD, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2), { 0 }, 1, 1 },
+		{ "dispatch OUTPUT", CG_OUTPUT, 1, UDP("1.1.1.1", "9.9.9.9", 1, 2), { 0 }, 0, 1 },
+		{ "dispatch OUTPUT accept", CG_OUTPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2), { 0 }, 1, 1 },
+		{ "dispatch empty slot drops", CG_OUTPUT, 0, UDP("1.1.1.1", "2.2.2.2", 1, 2), { 0 }, 0, 1 },
+		{ "ingress local: INPUT", CG_INPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2),
+		  { .fib_ret = BPF_FIB_LKUP_RET_NOT_FWDED }, 0, 2 },
+		{ "ingress forwarding off: INPUT", CG_INPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2),
+		  { .fib_ret = BPF_FIB_LKUP_RET_FWD_DISABLED }, 0, 2 },
+		{ "ingress forwarded to eth1: FORWARD", CG_INPUT, 1,
+		  { .proto = "udp", .src = "1.1.1.1", .dst = "2.2.2.2", .in = "eth0", .out = "eth1" },
+		  { .fib_ret = BPF_FIB_LKUP_RET_SUCCESS, .fib_ifindex = 2 }, 0, 2 },
+		{ "ingress forwarded to eth2: FORWARD", CG_INPUT, 1,
+		  { .proto = "udp", .src = "1.1.1.1", .dst = "2.2.2.2", .in = "eth0", .out = "eth2" },
+		  { .fib_ret = BPF_FIB_LKUP_RET_NO_NEIGH, .fib_ifindex = 2 }, 1, 2 },
+		{ "ingress blackhole: passed", CG_INPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2),
+		  { .fib_ret = BPF_FIB_LKUP_RET_BLACKHOLE }, 1, 2 },
+		{ "ingress not linear", CG_INPUT, 1, UDP("1.1.1.1", "2.2.2.2", 1, 2),
+		  { .fib_ret = BPF_FIB_LKUP_RET_NOT_FWDED, .headlen = 14 }, 0, 2 },
+		{ "ingress empty slot drops", CG_INPUT, 0, UDP("1.1.1.1", "2.2.2.2", 1, 2),
+		  { .fib_ret = BPF_FIB_LKUP_RET_SUCCESS, .fib_ifindex = 2 }, 0, 2 },
+		{ "egress local: OUTPUT", CG_OUTPUT, 1,
+		  { .proto = "udp", .src = "1.1.1.1", .dst = "9.9.9.9", .out = "eth1" }, { 0 }, 0, 2 },
+		{ "egress forwarded: passed", CG_OUTPUT, 1,
+		  { .proto = "udp", .src = "1.1.1.1", .dst = "9.9.9.9", .out = "eth1" },
+		  { .ingress_ifindex = 5 }, 1, 2 },
+	};
+	struct hprog t[CG_NHOOKS], d;
+	struct shared sh;
+	struct iptblob b;
+	struct ir_table ir;
+	char err[1024] = "";
+	int hook;
+
+	if (filter && !strstr("dispatch ingress egress", filter))
+		return;
+	memset(t, 0, sizeof(t));
+	memset(&sh, 0, sizeof(sh));
+	if (build_ir(table, &b, &ir, err, sizeof(err))) {
+		result(false, f->name, "dispatchers", "rules: %s", err);
+		return;
+	}
+	for (hook = 0; hook < CG_NHOOKS; hook++) {
+		struct cg_opts o;
+		struct cg_kernel k;
+
+		opts_of(f, (enum cg_hook)hook, false, &o, &k);
+		if (codegen_hook(&ir, &o, &t[hook].cg, err, sizeof(err)) ||
+		    hprog_build(&t[hook], &sh, "table", err, sizeof(err))) {
+			result(false, f->name, "dispatchers", "table %d: %s", hook, err);
+			goto out;
+		}
+	}
+	for (size_t i = 0; i < sizeof(dc) / sizeof(dc[0]); i++) {
+		const struct dcase *c = &dc[i];
+		struct run_opts ro;
+		unsigned int iplen;
+		__u64 raw = 0;
+		__u32 key = 0;
+		int got;
+
+		if (c->mech_only != (f->mech == CG_TC ? 2 : 1))
+			continue;
+		memset(&d, 0, sizeof(d));
+		if (codegen_dispatcher(f->mech, (enum cg_hook)c->hook, &d.cg) ||
+		    hprog_build(&d, &sh, "dispatcher", err, sizeof(err))) {
+			result(false, f->name, c->name, "dispatcher: %s", err);
+			hprog_free(&d);
+			continue;
+		}
+		if (!sh.have[2] || !sh.have[3]) {
+			result(false, f->name, c->name, "dispatcher uses no generation or program array");
+			hprog_free(&d);
+			continue;
+		}
+		ip_map_update(&sh.gen, &key, &c->gen);
+		for (hook = 0; hook < CG_NHOOKS; hook++)
+			sh.progs.progs[CG_NHOOKS + hook] = &t[hook].ip;
+		ro = c->ro;
+		ro.clear_cb = true;
+		got = host_run(f, &sh, &d.ip, c->hook, &c->p, &ro, &iplen, &raw,
+			       err, sizeof(err));
+		result(got == c->expect, f->name, c->name, "%s (r0 %#llx), expected %s%s%s",
+		       verdict_name(got), (unsigned long long)raw, verdict_name(c->expect),
+		       got == -EFAULT ? ": " : "", got == -EFAULT ? err : "");
+		hprog_free(&d);
+	}
+out:
+	for (hook = 0; hook < CG_NHOOKS; hook++)
+		hprog_free(&t[hook]);
+	shared_free(&sh);
+	ir_free(&ir);
+	iptblob_free(&b);
+}

@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The host suite's world (hostenv.h). */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/netfilter.h>
+#include <linux/pkt_cls.h>
+
+#include "hostenv.h"
+
+/*
+ * The fake kernel's layout: offsets unlike any real kernel's on purpose
+ * (nothing may depend on them but through struct cg_kernel), each object
+ * as large as its offsets need and no larger, so a wrong offset is an
+ * out-of-bounds access.
+ */
+enum {
+	SKB_SIZE = 208, SKB_NFCT = 24, SKB_LEN = 140, SKB_DATA_LEN = 144,
+	SKB_DATA = 200,
+	STATE_SIZE = 40, STATE_IN = 8, STATE_OUT = 32,
+	DEV_SIZE = 80, DEV_NAME = 48,
+	CT_SIZE = 192, CT_STATUS = 184,
+	KF_FROM_SKB = 70001, KF_SLICE = 70002, KF_CAST = 70003,
+	BTF_IPHDR = 80001, BTF_TCPHDR = 80002, BTF_STATE = 80003,
+};
+
+const struct cg_kernel host_kernel = {
+	.kf_dynptr_from_skb = KF_FROM_SKB, .kf_dynptr_slice = KF_SLICE,
+	.off_state_in = STATE_IN, .off_state_out = STATE_OUT,
+	.off_dev_name = DEV_NAME, .off_skb_len = SKB_LEN, .off_skb_nfct = SKB_NFCT,
+	.off_ct_status = CT_STATUS, .direct = true, .kf_rdonly_cast = KF_CAST,
+	.off_skb_data = SKB_DATA, .off_skb_data_len = SKB_DATA_LEN,
+	.btf_iphdr = BTF_IPHDR, .btf_tcphdr = BTF_TCPHDR,
+	.btf_nf_hook_state = BTF_STATE,
+};
+
+/* ----- maps ---------------------------------------------------------------- */
+
+static int map_from(struct ip_map *m, const struct cg_map *d)
+{
+	if (ip_map_init(m, d->type, d->key_size, d->value_size, d->max_entries,
+			d->map_flags))
+		return -1;
+	m->name = d->name;
+	return 0;
+}
+
+static bool same_shape(const struct ip_map *m, const struct cg_map *d)
+{
+	return m->type == d->type && m->key_size == d->key_size &&
+	       m->value_size == d->value_size && m->max_entries == d->max_entries;
+}
+
+int hprog_build(struct hprog *h, struct shared *sh, const char *name,
+		char *err, size_t len)
+{
+	const struct cg_prog *p = &h->cg;
+	struct ip_map *shm[4] = { &sh->counters, &sh->ifinfo, &sh->gen, &sh->progs };
+
+	h->own = calloc(p->nmaps + 1, sizeof(*h->own));
+	h->mp = calloc(p->nmaps + 1, sizeof(*h->mp));
+	if (!h->own || !h->mp) {
+		snprintf(err, len, "out of memory");
+		return -1;
+	}
+	for (unsigned int i = 0; i < p->nmaps; i++) {
+		const struct cg_map *d = &p->maps[i];
+		int s = (int)d->source - CG_MAP_COUNTERS;
+
+		if (d->source == CG_MAP_OWN) {
+			size_t rec = (size_t)d->key_size + d->value_size;
+
+			if (map_from(&h->own[i], d)) {
+				snprintf(err, len, "map %u (%s): bad description", i, d->name);
+				return -1;
+			}
+			for (__u32 k = 0; k < d->nelems; k++)
+				if (ip_map_update(&h->own[i], d->elems + k * rec,
+						  d->elems + k * rec + d->key_size)) {
+					snprintf(err, len, "map %u (%s): element %u does not fit (%u max)",
+						 i, d->name, k, d->max_entries);
+					return -1;
+				}
+			h->mp[i] = &h->own[i];
+			continue;
+		}
+		if (s < 0 || s > 3) {
+			snprintf(err, len, "map %u: unknown source %d", i, d->source);
+			return -1;
+		}
+		if (d->nelems) {
+			snprintf(err, len, "shared map %u (%s) with elements", i, d->name);
+			return -1;
+		}
+		if (!sh->have[s]) {
+			if (map_from(shm[s], d)) {
+				snprintf(err, len, "shared map %u (%s): bad description", i, d->name);
+				return -1;
+			}
+			sh->have[s] = true;
+		} else if (!same_shape(shm[s], d)) {
+			snprintf(err, len, "shared map %u (%s) described unlike the shared object",
+				 i, d->name);
+			return -1;
+		}
+		h->mp[i] = shm[s];
+	}
+	h->ip = (struct ip_prog){ name, p->insns, p->n, h->mp, p->nmaps };
+	return 0;
+}
+
+void hprog_free(struct hprog *h)
+{
+	for (unsigned int i = 0; h->own && i < h->cg.nmaps; i++)
+		ip_map_free(&h->own[i]);
+	free(h->own);
+	free(h->mp);
+	cg_prog_free(&h->cg);
+	memset(h, 0, sizeof(*h));
+}
+
+void shared_free(struct shared *sh)
+{
+	ip_map_free(&sh->counters);
+	ip_map_free(&sh->ifinfo);
+	ip_map_free(&sh->gen);
+	ip_map_free(&sh->progs);
+	memset(sh, 0, sizeof(*sh));
+}
+
+struct cg_counter shared_counter(const struct shared *sh, unsigned int idx)
+{
+	struct cg_counter c = { 0, 0 };
+
+	if (sh->have[0] && (idx + 1) * sizeof(c) <= sh->counters.value_size)
+		memcpy(&c, sh->counters.vals + idx * sizeof(c), sizeof(c));
+	return c;
+}
+
+void shared_zero_counters(struct shared *sh)
+{
+	if (sh->have[0])
+		memset(sh->counters.vals, 0, sh->counters.value_size);
+}
+
+/* ----- runs --------------------------------------------------------------- */
+
+static void set_ifname(struct shared *sh, __u32 ifindex, const char *name)
+{
+	struct cg_ifinfo v;
+
+	memset(&v, 0, sizeof(v));
+	strncpy(v.name, name ? name : "", sizeof(v.name) - 1);
+	v.l2len = 14;
+	ip_map_update(&sh->ifinfo, &ifindex, &v);
+}
+
+static int fib(void *arg, struct bpf_fib_lookup *f)
+{
+	const struct run_opts *ro = arg;
+
+	if (ro->fib_ret == BPF_FIB_LKUP_RET_SUCCESS ||
+	    ro->fib_ret == BPF_FIB_LKUP_RET_NO_NEIGH)
+		f->ifindex = ro->fib_ifindex;
+	return ro->fib_ret;
+}
+
+int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
+	     int hook, const struct pkt *p, const struct run_opts *ro,
+	     unsigned int *iplen, __u64 *raw, char *err, size_t len)
+{
+	static const struct run_opts none = { 0 };
+	unsigned char buf[256], skb[SKB_SIZE], state[STATE_SIZE], dev[DEV_SIZE],
+		      ct[CT_SIZE];
+	struct ip_env e;
+	size_t n;
+	__u64 r = 0, v;
+
+	if (!ro)
+		ro = &none;
+	memset(&e, 0, sizeof(e));
+	e.budget = 20000000;
+	if (f->mech == CG_TC) {
+		n = build_pkt(p, true, buf, iplen);
+		e.ctx = IP_CTX_TC;
+		e.skb.protocol = htons(0x0800);
+		/* as cgtest: ifindex 1 is the device, 2 the output device
+		 * the dispatcher found; l2len 14 */
+		e.skb.ifindex = 1;
+		e.skb.ingress_ifindex = ro->ingress_ifindex;
+		e.skb.cb[0] = ro->clear_cb ? 0 : 2;
+		e.skb.cb[1] = ro->clear_cb ? 0 : 14;
+		e.fib_lookup = fib;
+		e.fib_arg = (void *)ro;
+		if (sh->have[1]) {
+			set_ifname(sh, 1, hook == CG_OUTPUT ? p->out : p->in);
+			set_ifname(sh, 2, p->out);
+		}
+	} else {
+		n = build_pkt(p, false, buf, iplen);
+		e.ctx = IP_CTX_NF;
+		memset(skb, 0xa5, sizeof(skb));	/* what no one should read */
+		memset(state, 0, sizeof(state));
+		memset(ct, 0, sizeof(ct));
+		/* as BPF_PROG_TEST_RUN: no input device, output "lo"; the
+		 * bytes after the name's NUL are an older name's */
+		memset(dev, 0x5a, sizeof(dev));
+		memcpy(dev + DEV_NAME, "lo\0d_name_xyz\0\0", 16);
+		v = (__u64)(unsigned long)dev;
+		memcpy(state + STATE_OUT, &v, 8);
+		v = 0;			/* no conntrack entry */
+		memcpy(skb + SKB_NFCT, &v, 8);
+		e.nf_state = state;
+		e.nf_skb = skb;
+		e.kobj[0] = (struct ip_kobj){ skb, sizeof(skb), { 0 }, 0 };
+		e.kobj[1] = (struct ip_kobj){ state, sizeof(state),
+					      { STATE_IN, STATE_OUT }, 2 };
+		e.kobj[2] = (struct ip_kobj){ dev, sizeof(dev), { 0 }, 0 };
+		e.kobj[3] = (struct ip_kobj){ ct, sizeof(ct), { 0 }, 0 };
+		e.nkobj = 4;
+		e.kf_dynptr_from_skb = KF_FROM_SKB;
+		e.kf_dynptr_slice = KF_SLICE;
+		e.kf_rdonly_cast = KF_CAST;
+		e.btf[0] = (struct ip_btf_type){ BTF_IPHDR, 20 };
+		e.btf[1] = (struct ip_btf_type){ BTF_TCPHDR, 20 };
+		e.btf[2] = (struct ip_btf_type){ BTF_STATE, STATE_SIZE };
+		e.nbtf = 3;
+	}
+	e.pkt = buf;
+	e.pkt_len = (__u32)n;
+	e.headlen = ro->headlen && ro->headlen < n ? ro->headlen : (__u32)n;
+	if (f->mech == CG_NETFILTER) {
+		__u32 l = (__u32)n, dl = (__u32)n - e.headlen;
+
+		memcpy(skb + SKB_LEN, &l, 4);
+		memcpy(skb + SKB_DATA_LEN, &dl, 4);
+		v = (__u64)(unsigned long)buf;
+		memcpy(skb + SKB_DATA, &v, 8);
+	}
+	if (ip_run(&e, ip, &r)) {
+		snprintf(err, len, "%s", e.err);
+		return -EFAULT;
+	}
+	*raw = r;
+	if (f->mech == CG_NETFILTER)
+		return r == NF_ACCEPT ? 1 : r == NF_DROP ? 0 : -ERANGE;
+	if ((int)r == TC_ACT_UNSPEC)
+		return 1;
+	return r == TC_ACT_SHOT ? 0 : -ERANGE;
+}

@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The host suite's world: generated programs with their maps made in the
+ * interpreter, and packets run through them on a tc __sk_buff or a fake
+ * netfilter context (struct sk_buff, nf_hook_state, net_device laid out at
+ * the offsets of the test's struct cg_kernel).
+ */
+#ifndef CG_HOSTENV_H
+#define CG_HOSTENV_H
+
+#include "cases.h"
+#include "interp/interp.h"
+
+/* what a suite runs on: a hook mechanism, and for NETFILTER whether the
+ * headers are read in place (k.direct) or only through the dynptr */
+struct flavor {
+	const char *name;
+	enum cg_mech mech;
+	bool direct;
+};
+
+/* The objects the loader would supply: made from the first program's
+ * description, then shared (the same counters, ifinfo...). */
+struct shared {
+	struct ip_map counters, ifinfo, gen, progs;
+	bool have[4];
+};
+
+/* a generated program made runnable */
+struct hprog {
+	struct cg_prog cg;
+	struct ip_prog ip;
+	struct ip_map *own;	/* its CG_MAP_OWN maps */
+	struct ip_map **mp;	/* per map of cg: own or shared */
+};
+
+extern const struct cg_kernel host_kernel;	/* BTF ids, offsets */
+
+/* @h->cg generated: make its maps (own ones filled, shared ones from or
+ * into @sh).  0, or -1 with @err. */
+int hprog_build(struct hprog *h, struct shared *sh, const char *name,
+		char *err, size_t len);
+void hprog_free(struct hprog *h);
+void shared_free(struct shared *sh);
+
+/* the counter of entry @idx (zero if there is no counters map yet) */
+struct cg_counter shared_counter(const struct shared *sh, unsigned int idx);
+void shared_zero_counters(struct shared *sh);
+
+/* the knobs of one run */
+struct run_opts {
+	unsigned int headlen;	/* linear bytes; 0: all */
+	int fib_ret;		/* tc ingress dispatcher: the FIB's answer */
+	__u32 fib_ifindex;	/* ... and output device */
+	__u32 ingress_ifindex;	/* tc egress: 0 = locally generated */
+	bool clear_cb;		/* tc: cb[] starts 0 (a dispatcher fills it),
+				 * else as the ingress dispatcher leaves it */
+};
+
+/*
+ * Run packet @p at @hook through @ip (on @f's context, @sh's maps).
+ * 1 accept, 0 drop, -ERANGE an unexpected return value (*raw), -EFAULT the
+ * interpreter failed (@err).  *iplen: the IP total length.
+ */
+int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
+	     int hook, const struct pkt *p, const struct run_opts *ro,
+	     unsigned int *iplen, __u64 *raw, char *err, size_t len);
+
+#endif
