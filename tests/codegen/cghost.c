@@ -31,14 +31,26 @@ static const struct flavor flavors[] = {
 	{ "tc", CG_TC, false },
 };
 
-static void opts_of(const struct flavor *f, enum cg_hook hook, bool no_classify,
-		    struct cg_opts *o, struct cg_kernel *k)
+/*
+ * The program of @hook for @ir into @h, its maps made (shared ones in
+ * @sh).  0; codegen's -errno (a refusal; @err); 1: the maps could not be
+ * made (@err).
+ */
+static int gen_hook(const struct flavor *f, const struct ir_table *ir, enum cg_hook hook,
+		    bool no_classify, struct hprog *h, struct shared *sh, const char *name,
+		    char *err, size_t len)
 {
-	*k = host_kernel;
-	k->direct = f->direct;
-	*o = (struct cg_opts){ .mech = f->mech, .hook = hook,
-			       .k = f->mech == CG_NETFILTER ? k : NULL,
-			       .no_classify = no_classify };
+	struct cg_kernel k = host_kernel;
+	struct cg_opts o = { .mech = f->mech, .hook = hook,
+			     .k = f->mech == CG_NETFILTER ? &k : NULL,
+			     .no_classify = no_classify };
+	int r;
+
+	k.direct = f->direct;
+	r = codegen_hook(ir, &o, &h->cg, err, len);
+	if (r)
+		return r;
+	return hprog_build(h, sh, name, err, len) ? 1 : 0;
 }
 
 /* the rule set @text as IR */
@@ -74,8 +86,6 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 	struct ir_table ir;
 	struct shared sh;
 	struct hprog h;
-	struct cg_opts o;
-	struct cg_kernel k;
 	char err[1024] = "";
 	int r;
 
@@ -90,14 +100,13 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 	}
 	memset(&sh, 0, sizeof(sh));
 	memset(&h, 0, sizeof(h));
-	opts_of(f, (enum cg_hook)c->hook, false, &o, &k);
-	r = codegen_hook(&ir, &o, &h.cg, err, sizeof(err));
+	r = gen_hook(f, &ir, (enum cg_hook)c->hook, false, &h, &sh, c->name, err, sizeof(err));
 	if (c->expect == FAILLOAD) {
 		result(r < 0, f->name, c->name, "%s%s", r < 0 ? "refused: " :
 		       "compiled, expected a refusal", r < 0 ? err : "");
 		goto out;
 	}
-	if (r || hprog_build(&h, &sh, c->name, err, sizeof(err))) {
+	if (r) {
 		result(false, f->name, c->name, "codegen: %s", err);
 		goto out;
 	}
@@ -165,6 +174,7 @@ int main(int argc, char **argv)
 		scale_case(f, "scale 10000 set-like", true, false, 10000);
 		scale_case(f, "scale 10000 set-like, no classifier", true, true, 10000);
 		dispatcher_cases(f);
+		conntrack_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

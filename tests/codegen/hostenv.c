@@ -210,8 +210,10 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 		memcpy(dev + DEV_NAME, "lo\0d_name_xyz\0\0", 16);
 		v = (__u64)(unsigned long)dev;
 		memcpy(state + STATE_OUT, &v, 8);
-		v = 0;			/* no conntrack entry */
+		/* nf_ct_get(): entry pointer | ctinfo in skb->_nfct */
+		v = (ro->ct ? (__u64)(unsigned long)ct : 0) | (ro->ctinfo & 7);
 		memcpy(skb + SKB_NFCT, &v, 8);
+		memcpy(ct + CT_STATUS, &ro->ct_status, 8);
 		e.nf_state = state;
 		e.nf_skb = skb;
 		e.kobj[0] = (struct ip_kobj){ skb, sizeof(skb), { 0 }, 0 };

@@ -53,6 +53,11 @@ struct run_opts {
 	int fib_ret;		/* tc ingress dispatcher: the FIB's answer */
 	__u32 fib_ifindex;	/* ... and output device */
 	__u32 ingress_ifindex;	/* tc egress: 0 = locally generated */
+	/* netfilter: skb->_nfct = (a conntrack entry if @ct) | @ctinfo, the
+	 * entry's status @ct_status (IPS_*); 0: none, as in test runs */
+	bool ct;
+	__u8 ctinfo;
+	__u64 ct_status;
 	bool clear_cb;		/* tc: cb[] starts 0 (a dispatcher fills it),
 				 * else as the ingress dispatcher leaves it */
 };
