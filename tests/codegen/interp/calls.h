@@ -45,7 +45,7 @@ static void helper_map_lookup(struct st *s)
 	ret_scalar(s, 0);
 	if (v)
 		s->r[0] = (struct reg){ (__u64)(unsigned long)v,
-					map_value_region(s, map, v), true };
+					map_value_region(s, map, v), true, ++s->null_ids };
 }
 
 static void helper_tail_call(struct st *s)
@@ -221,7 +221,8 @@ static void kf_dynptr_slice(struct st *s)
 		/* in the linear data: a pointer to it, the buffer untouched */
 		ret_scalar(s, 0);
 		s->r[0] = (struct reg){ (__u64)(unsigned long)(e->pkt + off),
-			add_region(s, e->pkt + off, n, RF_R, -1, "dynptr slice"), true };
+			add_region(s, e->pkt + off, n, RF_R, -1, "dynptr slice"), true,
+			++s->null_ids };
 		return;
 	}
 	if (!b) {
@@ -232,7 +233,7 @@ static void kf_dynptr_slice(struct st *s)
 	mark_stack(s, b, n, SB_INIT);
 	ret_scalar(s, 0);
 	s->r[0] = (struct reg){ (__u64)(unsigned long)b,
-		add_region(s, b, n, RF_R, -1, "dynptr slice (copy)"), true };
+		add_region(s, b, n, RF_R, -1, "dynptr slice (copy)"), true, ++s->null_ids };
 }
 
 static void kf_rdonly_cast(struct st *s)
@@ -261,7 +262,7 @@ static void kf_rdonly_cast(struct st *s)
 
 		s->r[0] = (struct reg){ a, add_region(s, (void *)(unsigned long)a,
 			size < left ? size : left, RF_R | (g->flags & RF_KOBJ), g->kobj,
-			"rdonly_cast view"), true };
+			"rdonly_cast view"), true, 0 };
 	}
 }
 
@@ -287,7 +288,7 @@ static void do_call(struct st *s, const struct bpf_insn *i)
 		for (int k = 0; k < STACK / 8; k++)
 			s->spill[s->nfr][k] = T_SCALAR;
 		s->r[10] = (struct reg){ (__u64)(unsigned long)(s->stack[s->nfr] + STACK),
-					 s->nfr, true };
+					 s->nfr, true, 0 };
 		s->nfr++;
 		if (s->nfr > e->max_frames)
 			e->max_frames = s->nfr;
@@ -346,6 +347,10 @@ static int do_exit(struct st *s, __u64 *ret)
 	if (s->r[0].t != T_SCALAR)
 		fail(s, "returning a pointer");
 	if (s->nfr == 1) {
+		/* the verifier's return range for netfilter programs */
+		if (s->e->ctx == IP_CTX_NF && !s->e->any_ret && s->r[0].v > NF_ACCEPT)
+			fail(s, "netfilter program returns %llu (NF_DROP or NF_ACCEPT only)",
+			     (unsigned long long)s->r[0].v);
 		*ret = s->r[0].v;
 		return 1;
 	}
@@ -353,7 +358,7 @@ static int do_exit(struct st *s, __u64 *ret)
 	memcpy(&s->r[6], fr->saved, sizeof(fr->saved));
 	clobber_args(s);
 	s->r[10] = (struct reg){ (__u64)(unsigned long)(s->stack[s->nfr - 1] + STACK),
-				 s->nfr - 1, true };
+				 s->nfr - 1, true, 0 };
 	s->pc = fr->ret_pc;
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <stddef.h>
+#include <linux/netfilter.h>
 
 #include "interp.h"
 
@@ -44,6 +45,7 @@ struct reg {
 	__u64 v;
 	int t;
 	bool init;
+	int null_id;	/* a helper's result not yet tested against NULL */
 };
 
 struct frame {
@@ -66,6 +68,8 @@ struct st {
 	unsigned char ctxbuf[sizeof(struct __sk_buff)];
 	struct region rg[NREG];
 	int nrg;
+	int null_ids;
+	__u64 pkt_proven;	/* packet bytes proven below data_end */
 	size_t pc;
 	jmp_buf jb;
 };
@@ -129,7 +133,7 @@ static struct reg *rd(struct st *s, int r)
 
 static void set_scalar(struct st *s, int r, __u64 v)
 {
-	s->r[r] = (struct reg){ v, T_SCALAR, true };
+	s->r[r] = (struct reg){ v, T_SCALAR, true, 0 };
 }
 
 static void clobber_args(struct st *s)
@@ -175,6 +179,8 @@ static unsigned char *mem_x(struct st *s, const struct reg *base, long off,
 	__u64 a = base->v + (__u64)off, b;
 
 	*rid = base->t;
+	if (base->null_id)
+		fail(s, "dereference of a pointer not tested against NULL");
 	if (base->t == T_BTFNULL) {
 		if (!write && a < 4096)
 			return NULL;
@@ -192,6 +198,10 @@ static unsigned char *mem_x(struct st *s, const struct reg *base, long off,
 		     n, write ? "write" : "read", (long long)(a - b), g->what, g->size);
 	if (!(g->flags & (write ? RF_W : RF_R)))
 		fail(s, "%s of read-only %s", write ? "write" : "read", g->what);
+	if (base->t == RG_PKT && a - b + n > s->pkt_proven)
+		fail(s, "packet bytes %llu..%llu: only %llu proven below data_end",
+		     (unsigned long long)(a - b), (unsigned long long)(a - b + n - 1),
+		     (unsigned long long)s->pkt_proven);
 	if (g->flags & RF_STACK) {
 		size_t o = a - b;
 		int f = base->t, d = STACK - (int)o;
@@ -273,83 +283,7 @@ static void store_n(unsigned char *p, size_t n, __u64 v)
 	}
 }
 
-/* ----- ctx ---------------------------------------------------------------- */
-
-#define SKB_OFF(f) offsetof(struct __sk_buff, f)
-
-static bool skb_readable(size_t o)
-{
-	static const size_t ok[] = {
-		SKB_OFF(len), SKB_OFF(pkt_type), SKB_OFF(mark), SKB_OFF(protocol),
-		SKB_OFF(priority), SKB_OFF(ingress_ifindex), SKB_OFF(ifindex),
-		SKB_OFF(tc_index), SKB_OFF(hash), SKB_OFF(cb[0]), SKB_OFF(cb[1]),
-		SKB_OFF(cb[2]), SKB_OFF(cb[3]), SKB_OFF(cb[4]),
-	};
-
-	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++)
-		if (o / 4 * 4 == ok[i])
-			return true;
-	return false;
-}
-
-static bool skb_writable(size_t o)
-{
-	return (o >= SKB_OFF(cb[0]) && o < SKB_OFF(cb[4]) + 4) ||
-	       o / 4 * 4 == SKB_OFF(mark) || o / 4 * 4 == SKB_OFF(priority) ||
-	       o / 4 * 4 == SKB_OFF(tc_index);
-}
-
-static void ctx_load(struct st *s, int dst, const struct reg *base, int off, size_t n)
-{
-	struct ip_env *e = s->e;
-
-	if (base->v != (__u64)(unsigned long)s->ctxbuf)
-		fail(s, "ctx access through a modified ctx pointer");
-	if (off < 0 || off % (int)n)
-		fail(s, "misaligned or negative ctx offset %d", off);
-	if (e->ctx == IP_CTX_NF) {
-		/* struct bpf_nf_ctx { state; skb; } */
-		if (n != 8 || (off != 0 && off != 8))
-			fail(s, "netfilter ctx: only state (0) and skb (8) as u64");
-		s->r[dst] = (struct reg){ (__u64)(unsigned long)(off ? e->nf_skb : e->nf_state),
-					  T_SCALAR, true };
-		s->r[dst].t = region_at(s, s->r[dst].v, 1);
-		if (s->r[dst].t < RG_KOBJ || !(s->rg[s->r[dst].t].flags & RF_KOBJ))
-			fail(s, "netfilter ctx: %s is not a fake kernel object",
-			     off ? "skb" : "state");
-		return;
-	}
-	if (off == (int)SKB_OFF(data) || off == (int)SKB_OFF(data_end)) {
-		if (n != 4)
-			fail(s, "__sk_buff data/data_end: 4-byte loads only");
-		if (off == (int)SKB_OFF(data))
-			s->r[dst] = (struct reg){ (__u64)(unsigned long)e->pkt, RG_PKT, true };
-		else
-			s->r[dst] = (struct reg){ (__u64)(unsigned long)(e->pkt + e->headlen),
-						  T_PKTEND, true };
-		return;
-	}
-	if ((size_t)off + n > sizeof(struct __sk_buff) || n == 8 ||
-	    !skb_readable((size_t)off))
-		fail(s, "__sk_buff field at offset %d (%zu bytes) not emulated", off, n);
-	e->skb.len = e->pkt_len;
-	set_scalar(s, dst, load_n((unsigned char *)&e->skb + off, n));
-}
-
-static void ctx_store(struct st *s, const struct reg *base, int off, size_t n,
-		      const struct reg *val)
-{
-	if (base->v != (__u64)(unsigned long)s->ctxbuf)
-		fail(s, "ctx access through a modified ctx pointer");
-	if (s->e->ctx == IP_CTX_NF)
-		fail(s, "the netfilter ctx is read-only");
-	if (val->t != T_SCALAR)
-		fail(s, "storing a pointer into the ctx");
-	if (off < 0 || off % (int)n || n == 8 || (size_t)off + n > sizeof(struct __sk_buff) ||
-	    !skb_writable((size_t)off))
-		fail(s, "__sk_buff field at offset %d (%zu bytes) is not writable", off, n);
-	store_n((unsigned char *)&s->e->skb + off, n, val->v);
-}
+#include "ctx.h"
 
 /* ----- memory instructions ---------------------------------------------- */
 
@@ -371,7 +305,7 @@ static void do_ldx(struct st *s, const struct bpf_insn *i)
 		return;
 	}
 	p = mem(s, b, i->off, n, false, &rid);
-	s->r[i->dst_reg] = (struct reg){ load_n(p, n), T_SCALAR, true };
+	s->r[i->dst_reg] = (struct reg){ load_n(p, n), T_SCALAR, true, 0 };
 	if (rid >= 0 && (s->rg[rid].flags & RF_STACK) && n == 8) {
 		size_t o = (size_t)(p - s->stack[rid]);
 
@@ -414,6 +348,8 @@ static void do_store(struct st *s, const struct bpf_insn *i, const struct reg *v
 	} else if (val->t != T_SCALAR) {
 		fail(s, "storing a pointer outside the stack");
 	}
+	if (val->null_id)
+		fail(s, "spilling a pointer not tested against NULL");
 	store_n(p, n, val->v);
 }
 
@@ -452,7 +388,7 @@ static void do_alu(struct st *s, const struct bpf_insn *i)
 {
 	bool is64 = BPF_CLASS(i->code) == BPF_ALU64;
 	int op = BPF_OP(i->code), d = i->dst_reg;
-	struct reg src = { (__u64)(__s64)i->imm, T_SCALAR, true }, dst;
+	struct reg src = { (__u64)(__s64)i->imm, T_SCALAR, true, 0 }, dst;
 	__u64 a, b, r;
 
 	if (d >= 10)
@@ -488,12 +424,14 @@ static void do_alu(struct st *s, const struct bpf_insn *i)
 		 * ptr - ptr of one region */
 		if (!is64)
 			fail(s, "32-bit arithmetic on a pointer");
+		if (dst.null_id || src.null_id)
+			fail(s, "arithmetic on a pointer not tested against NULL");
 		if (op == BPF_ADD && dst.t >= 0 && src.t == T_SCALAR)
 			s->r[d].v = dst.v + src.v;
 		else if (op == BPF_SUB && dst.t >= 0 && src.t == T_SCALAR)
 			s->r[d].v = dst.v - src.v;
 		else if (op == BPF_ADD && dst.t == T_SCALAR && src.t >= 0)
-			s->r[d] = (struct reg){ dst.v + src.v, src.t, true };
+			s->r[d] = (struct reg){ dst.v + src.v, src.t, true, 0 };
 		else if (op == BPF_SUB && dst.t >= 0 && dst.t == src.t)
 			set_scalar(s, d, dst.v - src.v);
 		else
@@ -536,13 +474,40 @@ static void do_alu(struct st *s, const struct bpf_insn *i)
 	set_scalar(s, d, is64 ? r : (__u32)r);
 }
 
+/*
+ * The packet pointer @p was compared with data_end (@op: "p op end", or
+ * -op: "end op p") and the branch went @taken: if that proves p <= end,
+ * the bytes below p may be read (as the verifier's range).
+ */
+static void prove_pkt(struct st *s, int op, bool taken, __u64 p)
+{
+	bool le;
+	__u64 off = p - (__u64)(unsigned long)s->e->pkt;
+
+	switch (op) {
+	case BPF_JGT: case BPF_JGE: case BPF_JSGT: case BPF_JSGE:
+	case -BPF_JLT: case -BPF_JLE: case -BPF_JSLT: case -BPF_JSLE:
+		le = !taken;
+		break;
+	case BPF_JLT: case BPF_JLE: case BPF_JSLT: case BPF_JSLE:
+	case -BPF_JGT: case -BPF_JGE: case -BPF_JSGT: case -BPF_JSGE:
+		le = taken;
+		break;
+	default:
+		le = false;
+	}
+	if (le && off > s->pkt_proven)
+		s->pkt_proven = off;
+}
+
 static bool do_cond(struct st *s, const struct bpf_insn *i)
 {
 	bool is64 = BPF_CLASS(i->code) == BPF_JMP;
 	const struct reg *dr = rd(s, i->dst_reg);
-	struct reg sr = { (__u64)(__s64)i->imm, T_SCALAR, true };
+	struct reg sr = { (__u64)(__s64)i->imm, T_SCALAR, true, 0 };
 	__u64 a, b;
 	__s64 sa, sb;
+	bool taken;
 
 	if (BPF_SRC(i->code) == BPF_X)
 		sr = *rd(s, i->src_reg);
@@ -557,19 +522,35 @@ static bool do_cond(struct st *s, const struct bpf_insn *i)
 	sa = is64 ? (__s64)a : (__s32)a;
 	sb = is64 ? (__s64)b : (__s32)b;
 	switch (BPF_OP(i->code)) {
-	case BPF_JEQ: return a == b;
-	case BPF_JNE: return a != b;
-	case BPF_JGT: return a > b;
-	case BPF_JGE: return a >= b;
-	case BPF_JLT: return a < b;
-	case BPF_JLE: return a <= b;
-	case BPF_JSET: return a & b;
-	case BPF_JSGT: return sa > sb;
-	case BPF_JSGE: return sa >= sb;
-	case BPF_JSLT: return sa < sb;
-	case BPF_JSLE: return sa <= sb;
+	case BPF_JEQ: taken = a == b; break;
+	case BPF_JNE: taken = a != b; break;
+	case BPF_JGT: taken = a > b; break;
+	case BPF_JGE: taken = a >= b; break;
+	case BPF_JLT: taken = a < b; break;
+	case BPF_JLE: taken = a <= b; break;
+	case BPF_JSET: taken = a & b; break;
+	case BPF_JSGT: taken = sa > sb; break;
+	case BPF_JSGE: taken = sa >= sb; break;
+	case BPF_JSLT: taken = sa < sb; break;
+	case BPF_JSLE: taken = sa <= sb; break;
+	default:
+		fail(s, "unknown jump op %#x", BPF_OP(i->code));
 	}
-	fail(s, "unknown jump op %#x", BPF_OP(i->code));
+	/* "ptr == 0" / "ptr != 0": the helper's result is checked (every
+	 * copy of it, as the verifier marks them by id) */
+	if (dr->null_id && sr.t == T_SCALAR && !sr.v &&
+	    (BPF_OP(i->code) == BPF_JEQ || BPF_OP(i->code) == BPF_JNE)) {
+		int id = dr->null_id;
+
+		for (int r = 0; r < 10; r++)
+			if (s->r[r].null_id == id)
+				s->r[r].null_id = 0;
+	}
+	if (dr->t == RG_PKT && sr.t == T_PKTEND)
+		prove_pkt(s, BPF_OP(i->code), taken, dr->v);
+	else if (dr->t == T_PKTEND && sr.t == RG_PKT)
+		prove_pkt(s, -(int)BPF_OP(i->code), taken, sr.v);
+	return taken;
 }
 
 /* ----- program entry, LD_IMM64 ------------------------------------------- */
@@ -595,13 +576,14 @@ static void enter_prog(struct st *s, const struct ip_prog *p)
 	}
 	s->nfr = 1;
 	s->fr[0].entry = 0;
+	s->pkt_proven = 0;
 	memset(s->sb[0], SB_UNINIT, STACK);
 	for (int k = 0; k < STACK / 8; k++)
 		s->spill[0][k] = T_SCALAR;
 	for (int r = 0; r < 11; r++)
 		s->r[r].init = false;
-	s->r[1] = (struct reg){ (__u64)(unsigned long)s->ctxbuf, RG_CTX, true };
-	s->r[10] = (struct reg){ (__u64)(unsigned long)(s->stack[0] + STACK), 0, true };
+	s->r[1] = (struct reg){ (__u64)(unsigned long)s->ctxbuf, RG_CTX, true, 0 };
+	s->r[10] = (struct reg){ (__u64)(unsigned long)(s->stack[0] + STACK), 0, true, 0 };
 	s->pc = 0;
 }
 
@@ -640,7 +622,7 @@ static void do_ld_imm64(struct st *s, const struct bpf_insn *i)
 		if (i[1].imm)
 			fail(s, "map reference with a second imm");
 		m = map_ref(s, i->src_reg, i->imm);
-		s->r[i->dst_reg] = (struct reg){ (__u64)(unsigned long)m, T_MAP, true };
+		s->r[i->dst_reg] = (struct reg){ (__u64)(unsigned long)m, T_MAP, true, 0 };
 		return;
 	case BPF_PSEUDO_MAP_VALUE:
 	case BPF_PSEUDO_MAP_IDX_VALUE: {
@@ -655,7 +637,7 @@ static void do_ld_imm64(struct st *s, const struct bpf_insn *i)
 			fail(s, "direct value offset %u beyond the value (%u bytes)",
 			     off, m->value_size);
 		s->r[i->dst_reg] = (struct reg){ (__u64)(unsigned long)(m->vals + off),
-			map_value_region(s, m, m->vals), true };
+			map_value_region(s, m, m->vals), true, 0 };
 		return;
 	}
 	}
@@ -715,7 +697,7 @@ int ip_run(struct ip_env *e, const struct ip_prog *p, __u64 *ret)
 			do_ldx(s, i);
 			break;
 		case BPF_ST: {
-			struct reg v = { (__u64)(__s64)i->imm, T_SCALAR, true };
+			struct reg v = { (__u64)(__s64)i->imm, T_SCALAR, true, 0 };
 
 			if (BPF_MODE(i->code) != BPF_MEM)
 				fail(s, "unsupported store mode");

@@ -98,6 +98,8 @@ struct ip_env {
 	int (*fib_lookup)(void *arg, struct bpf_fib_lookup *p);
 	void *fib_arg;
 	unsigned long budget;	/* instructions; 0: 1,000,000 */
+	bool any_ret;		/* netfilter: allow any return value (tests of
+				 * the interpreter return data) */
 
 	/* out */
 	unsigned long insns_run;

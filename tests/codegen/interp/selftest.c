@@ -213,6 +213,15 @@ static void helpers(void)
 	    BPF_ST_MEM(BPF_W, FP, -4, 8), MAP_IDX(R1, 1), BPF_MOV64_REG(R2, FP),
 	    BPF_ALU64_IMM(BPF_ADD, R2, -4), BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem),
 	    BPF_LDX_MEM(BPF_W, R0, R0, 0), BPF_EXIT_INSN());
+	RUN("lookup result used without a NULL test", 0, "not tested against NULL",
+	    BPF_ST_MEM(BPF_W, FP, -4, 7), MAP_IDX(R1, 1), BPF_MOV64_REG(R2, FP),
+	    BPF_ALU64_IMM(BPF_ADD, R2, -4), BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem),
+	    BPF_LDX_MEM(BPF_W, R0, R0, 0), BPF_EXIT_INSN());
+	RUN("a NULL test covers the copies", 77, NULL,
+	    BPF_ST_MEM(BPF_W, FP, -4, 7), MAP_IDX(R1, 1), BPF_MOV64_REG(R2, FP),
+	    BPF_ALU64_IMM(BPF_ADD, R2, -4), BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem),
+	    BPF_MOV64_REG(R6, R0), BPF_JMP_IMM(BPF_JNE, R0, 0, 1), BPF_EXIT_INSN(),
+	    BPF_LDX_MEM(BPF_W, R0, R6, 0), BPF_EXIT_INSN());
 	RUN("lookup with an uninitialized key", 0, "uninitialized stack",
 	    MAP_IDX(R1, 1), BPF_MOV64_REG(R2, FP), BPF_ALU64_IMM(BPF_ADD, R2, -4),
 	    BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem), BPF_EXIT_INSN());
@@ -272,7 +281,19 @@ static void ctx_tc(void)
 	    BPF_LDX_MEM(BPF_W, R0, R2, 36), BPF_EXIT_INSN());
 	RUN("direct packet access past data_end", 0, "out of bounds",
 	    BPF_LDX_MEM(BPF_W, R2, R1, offsetof(struct __sk_buff, data)),
+	    BPF_LDX_MEM(BPF_W, R3, R1, offsetof(struct __sk_buff, data_end)),
+	    BPF_MOV64_REG(R4, R2), BPF_ALU64_IMM(BPF_ADD, R4, 40),
+	    BPF_MOV64_IMM(R0, 0), BPF_JMP_REG(BPF_JGT, R4, R3, 1),
 	    BPF_LDX_MEM(BPF_W, R0, R2, 38), BPF_EXIT_INSN());
+	RUN("direct packet access without a data_end test", 0, "only 0 proven",
+	    BPF_LDX_MEM(BPF_W, R2, R1, offsetof(struct __sk_buff, data)),
+	    BPF_LDX_MEM(BPF_W, R0, R2, 0), BPF_EXIT_INSN());
+	RUN("direct packet access past the tested bound", 0, "only 20 proven",
+	    BPF_LDX_MEM(BPF_W, R2, R1, offsetof(struct __sk_buff, data)),
+	    BPF_LDX_MEM(BPF_W, R3, R1, offsetof(struct __sk_buff, data_end)),
+	    BPF_MOV64_REG(R4, R2), BPF_ALU64_IMM(BPF_ADD, R4, 20),
+	    BPF_MOV64_IMM(R0, 0), BPF_JMP_REG(BPF_JLT, R3, R4, 1),
+	    BPF_LDX_MEM(BPF_W, R0, R2, 20), BPF_EXIT_INSN());
 	RUN("data_end is not dereferenceable", 0, "data_end pointer",
 	    BPF_LDX_MEM(BPF_W, R2, R1, offsetof(struct __sk_buff, data_end)),
 	    BPF_LDX_MEM(BPF_B, R0, R2, -1), BPF_EXIT_INSN());

@@ -48,6 +48,7 @@ static void nf_world(struct ip_env *e)
 	e->btf[1] = (struct ip_btf_type){ BTF_TCPHDR, 20 };
 	e->btf[2] = (struct ip_btf_type){ BTF_STATE, sizeof(nf_state) };
 	e->nbtf = 3;
+	e->any_ret = true;	/* the tests return what they read */
 }
 
 #define NF(name, want, err, ...) do { \
@@ -115,9 +116,25 @@ static void netfilter(void)
 	NF("nf dynptr slice past the end is NULL", 0, NULL,
 	   DYNPTR_INIT, SLICE(60, 8), BPF_EXIT_INSN());
 	NF("nf dynptr slice bounded by its size", 0, "out of bounds",
-	   DYNPTR_INIT, SLICE(0, 8), BPF_LDX_MEM(BPF_W, R0, R0, 6), BPF_EXIT_INSN());
+	   DYNPTR_INIT, SLICE(0, 8), BPF_JMP_IMM(BPF_JEQ, R0, 0, 1),
+	   BPF_LDX_MEM(BPF_W, R0, R0, 6), BPF_EXIT_INSN());
 	NF("nf dynptr slice is read-only", 0, "read-only",
-	   DYNPTR_INIT, SLICE(0, 8), BPF_ST_MEM(BPF_W, R0, 0, 0), BPF_EXIT_INSN());
+	   DYNPTR_INIT, SLICE(0, 8), BPF_JMP_IMM(BPF_JEQ, R0, 0, 1),
+	   BPF_ST_MEM(BPF_W, R0, 0, 0), BPF_EXIT_INSN());
+	NF("nf dynptr slice used without a NULL test", 0, "not tested against NULL",
+	   DYNPTR_INIT, SLICE(0, 8), BPF_LDX_MEM(BPF_W, R0, R0, 0), BPF_EXIT_INSN());
+	{
+		struct ip_env e;
+
+		nf_world(&e);
+		e.any_ret = false;
+		RUN_ENV("nf return value out of range", &e, 0, "NF_DROP or NF_ACCEPT",
+			BPF_MOV64_IMM(R0, 2), BPF_EXIT_INSN());
+		nf_world(&e);
+		e.any_ret = false;
+		RUN_ENV("nf return value NF_ACCEPT", &e, NF_ACCEPT, NULL,
+			BPF_MOV64_IMM(R0, NF_ACCEPT), BPF_EXIT_INSN());
+	}
 	NF("nf dynptr bytes are not plain stack", 0, "dynptr",
 	   DYNPTR_INIT, BPF_LDX_MEM(BPF_DW, R0, FP, -16), BPF_EXIT_INSN());
 	NF("nf slice of no dynptr", 0, "not an initialized dynptr",
