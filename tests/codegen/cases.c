@@ -386,3 +386,37 @@ void random_pkt(struct pkt *p)
 		break;
 	}
 }
+
+/* tests/ipt/gen-ruleset N, spelled as iptblob wants it (explicit -m tcp,
+ * udp, icmp; no quotes); no state/conntrack rules for tc programs */
+char *gen_ruleset(int n, bool ct)
+{
+	size_t cap = (size_t)n * 160 + 4096, len = 0;
+	char *t = malloc(cap);
+
+#define P(...) (len += (size_t)snprintf(t + len, cap - len, __VA_ARGS__))
+	if (!t)
+		return NULL;
+	P("*filter\n:INPUT DROP [0:0]\n:FORWARD DROP [0:0]\n:OUTPUT ACCEPT [0:0]\n");
+	for (int c = 0; c < 50; c++)
+		P(":chain%d - [0:0]\n", c);
+	for (int i = 0; i < n; i++) {
+		int a = i % 250 + 1, b = i / 250 % 250 + 1;
+
+		switch (i % 10) {
+		case 0: P("-A INPUT -s 10.%d.%d.0/24 -p tcp -m tcp --dport %d -j chain%d\n", b, a, i % 60000 + 1, i % 50); break;
+		case 1: P("-A chain%d -p udp -m multiport --dports %d,%d:%d -j ACCEPT\n", i % 50, i % 1000 + 1, i % 1000 + 2000, i % 1000 + 3000); break;
+		case 2: P("-A chain%d -m iprange --src-range 172.16.%d.1-172.16.%d.200 -j RETURN\n", i % 50, a, a); break;
+		case 3: if (ct) P("-A FORWARD -i eth%d -o veth+ -m conntrack --ctstate NEW,ESTABLISHED -j chain%d\n", i % 4, i % 50); break;
+		case 4: P("-A OUTPUT -d 192.168.%d.%d -p icmp -m icmp --icmp-type %d -j DROP\n", b, a, i % 16); break;
+		case 5: if (ct) P("-A chain%d -m state --state RELATED -m comment --comment rule%d -j ACCEPT\n", i % 50, i); break;
+		case 6: P("-A INPUT ! -s 100.64.%d.%d -p tcp -m tcp --tcp-flags SYN,RST SYN --sport %d:%d -j DROP\n", b, a, i % 1000, i % 1000 + 100); break;
+		case 7: P("-A chain%d -f -j DROP\n", i % 50); break;
+		case 8: P("-A OUTPUT -p udp -m udp ! --dport %d -g chain%d\n", i % 65535 + 1, (i + 1) % 50); break;
+		case 9: P("-A INPUT -p tcp -m multiport ! --ports %d,%d -j ACCEPT\n", i % 100 + 1, i % 100 + 200); break;
+		}
+	}
+	P("COMMIT\n");
+#undef P
+	return t;
+}

@@ -65,5 +65,8 @@ unsigned int rnd(unsigned int n);
 /* a random INPUT chain (iptables-save text, malloc'd) and packet */
 char *random_rules(bool tc);
 void random_pkt(struct pkt *p);
+/* tests/ipt/gen-ruleset's shape with @n rules (malloc'd): user chains,
+ * jumps, gotos, RETURNs; conntrack rules if @ct */
+char *gen_ruleset(int n, bool ct);
 
 #endif

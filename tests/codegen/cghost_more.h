@@ -5,15 +5,37 @@
  * conntrack state.
  */
 
-/* @text compiled for INPUT with (m = 0) and without (m = 1) classified runs */
-static int build_pair(const struct flavor *f, struct ir_table *ir, struct hprog h[2],
-		      struct shared sh[2], char *err, size_t len)
+/* @ir's @hook compiled with (m = 0) and without (m = 1) classified runs */
+static int build_pair(const struct flavor *f, struct ir_table *ir, enum cg_hook hook,
+		      struct hprog h[2], struct shared sh[2], char *err, size_t len)
 {
 	for (int m = 0; m < 2; m++)
-		if (gen_hook(f, ir, CG_INPUT, m == 1, &h[m], &sh[m],
+		if (gen_hook(f, ir, hook, m == 1, &h[m], &sh[m],
 			     m ? "linear" : "classified", err, len))
 			return -1;
 	return 0;
+}
+
+static void pair_free(struct hprog h[2], struct shared sh[2])
+{
+	for (int m = 0; m < 2; m++) {
+		hprog_free(&h[m]);
+		shared_free(&sh[m]);
+	}
+}
+
+/* the first of @n entries whose counters differ between @sh[0] and
+ * @sh[1] (both in @c), or -1 */
+static int counters_differ(const struct shared sh[2], unsigned int n,
+			   struct cg_counter c[2])
+{
+	for (unsigned int e = 0; e < n; e++) {
+		c[0] = shared_counter(&sh[0], e);
+		c[1] = shared_counter(&sh[1], e);
+		if (c[0].pkts != c[1].pkts || c[0].bytes != c[1].bytes)
+			return (int)e;
+	}
+	return -1;
 }
 
 static void classify_diff(const struct flavor *f, int nsets, int npkts)
@@ -33,6 +55,8 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 		struct ir_table ir;
 		struct hprog h[2];
 		struct shared sh[2];
+		struct cg_counter c[2];
+		int e;
 
 		memset(h, 0, sizeof(h));
 		memset(sh, 0, sizeof(sh));
@@ -41,7 +65,7 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 			free(text);
 			return;
 		}
-		if (build_pair(f, &ir, h, sh, err, sizeof(err))) {
+		if (build_pair(f, &ir, CG_INPUT, h, sh, err, sizeof(err))) {
 			mismatches++;
 			result(false, f->name, name, "set %d: codegen: %s\n%s", s, err, text);
 		}
@@ -74,23 +98,15 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 				       p.l4bytes, p.fragoff, v[0], v[1], text);
 			}
 		}
-		for (unsigned int e = 0; e < ir.nrules && !mismatches; e++) {
-			struct cg_counter c0 = shared_counter(&sh[0], e);
-			struct cg_counter c1 = shared_counter(&sh[1], e);
-
-			if (c0.pkts != c1.pkts || c0.bytes != c1.bytes) {
-				mismatches++;
-				result(false, f->name, name,
-				       "set %d: counters of entry %u: classified %llu/%llu, linear %llu/%llu\n%s",
-				       s, e, (unsigned long long)c0.pkts,
-				       (unsigned long long)c0.bytes, (unsigned long long)c1.pkts,
-				       (unsigned long long)c1.bytes, text);
-			}
+		if (!mismatches && (e = counters_differ(sh, ir.nrules, c)) >= 0) {
+			mismatches++;
+			result(false, f->name, name,
+			       "set %d: counters of entry %d: classified %llu/%llu, linear %llu/%llu\n%s",
+			       s, e, (unsigned long long)c[0].pkts,
+			       (unsigned long long)c[0].bytes, (unsigned long long)c[1].pkts,
+			       (unsigned long long)c[1].bytes, text);
 		}
-		for (int m = 0; m < 2; m++) {
-			hprog_free(&h[m]);
-			shared_free(&sh[m]);
-		}
+		pair_free(h, sh);
 		ir_free(&ir);
 		iptblob_free(&b);
 		free(text);
@@ -360,4 +376,121 @@ static void conntrack_cases(const struct flavor *f)
 		ir_free(&ir);
 		iptblob_free(&b);
 	}
+}
+
+/* a packet aimed at a rule of gen_ruleset(300) (addresses in @bufs), or
+ * random_pkt()'s; on netfilter, some conntrack state */
+static void gen_pkt(struct pkt *p, char bufs[2][20], struct run_opts *ro, bool nf)
+{
+	int i = (int)rnd(300), a = i % 250 + 1, b = i / 250 % 250 + 1;
+
+	random_pkt(p);
+	memset(ro, 0, sizeof(*ro));
+	switch (rnd(6)) {
+	case 0:		/* INPUT -s 10.b.a.0/24 -p tcp --dport: a jump */
+		snprintf(bufs[0], 20, "10.%d.%d.%u", b, a, 1 + rnd(200));
+		p->src = bufs[0];
+		p->proto = "tcp";
+		p->dport = i % 60000 + 1;
+		break;
+	case 1:		/* the chains' udp multiport */
+		p->proto = "udp";
+		p->dport = i % 1000 + (rnd(2) ? 1 : 2500);
+		break;
+	case 2:		/* the chains' iprange RETURN */
+		snprintf(bufs[0], 20, "172.16.%d.%u", a, 1 + rnd(250));
+		p->src = bufs[0];
+		break;
+	case 3:		/* OUTPUT icmp */
+		snprintf(bufs[1], 20, "192.168.%d.%d", b, a);
+		p->dst = bufs[1];
+		p->proto = "icmp";
+		p->type = i % 16;
+		break;
+	case 4:		/* INPUT ! -s 100.64.b.a, SYN, --sport range */
+		p->proto = "tcp";
+		p->flags = "S";
+		p->sport = i % 1000 + (int)rnd(120);
+		snprintf(bufs[0], 20, "100.64.%d.%d", b, a);
+		if (rnd(2))
+			p->src = bufs[0];
+		break;
+	}
+	if (nf && rnd(2)) {
+		ro->ct = rnd(4) != 0;
+		ro->ctinfo = (__u8)(ro->ct ? rnd(5) : 7);
+	}
+}
+
+/*
+ * tests/ipt/gen-ruleset's shape (user chains, jumps, gotos, RETURNs,
+ * conntrack on netfilter), every hook, classified runs against linear code
+ * on packets aimed at its rules.
+ */
+static void genrules_diff(const struct flavor *f, int n, int npkts)
+{
+	char *text = gen_ruleset(n, f->mech == CG_NETFILTER), err[1024] = "";
+	struct iptblob b;
+	struct ir_table ir;
+
+	if (filter && !strstr("gen-ruleset", filter)) {
+		free(text);
+		return;
+	}
+	if (!text || build_ir(text, &b, &ir, err, sizeof(err))) {
+		result(false, f->name, "gen-ruleset", "rules: %s", err);
+		free(text);
+		return;
+	}
+	rng_state = 0x9e4e7a7eULL + (unsigned long long)f->mech;
+	for (int hook = 0; hook < CG_NHOOKS; hook++) {
+		struct hprog h[2];
+		struct shared sh[2];
+		char name[64], bufs[2][20];
+		struct cg_counter c[2];
+		int acc = 0, bad = 0, e;
+
+		snprintf(name, sizeof(name), "gen-ruleset %d hook %d: classified vs linear", n, hook);
+		memset(h, 0, sizeof(h));
+		memset(sh, 0, sizeof(sh));
+		if (build_pair(f, &ir, (enum cg_hook)hook, h, sh, err, sizeof(err))) {
+			result(false, f->name, name, "codegen: %s", err);
+			bad = 1;
+		}
+		for (int i = 0; i < npkts && !bad; i++) {
+			struct pkt p;
+			struct run_opts ro;
+			unsigned int iplen;
+			__u64 raw;
+			int v[2];
+
+			gen_pkt(&p, bufs, &ro, f->mech == CG_NETFILTER);
+			for (int m = 0; m < 2; m++)
+				v[m] = host_run(f, &sh[m], &h[m].ip, hook, &p, &ro, &iplen, &raw,
+						err, sizeof(err));
+			if (v[0] < 0 || v[1] < 0 || v[0] != v[1]) {
+				bad = 1;
+				result(false, f->name, name,
+				       "packet %d (%s %s:%d -> %s:%d ctinfo %d): classified %s, linear %s%s%s",
+				       i, p.proto, p.src, p.sport, p.dst, p.dport,
+				       ro.ct || ro.ctinfo ? ro.ctinfo : -1, verdict_name(v[0]),
+				       verdict_name(v[1]), v[0] == -EFAULT || v[1] == -EFAULT ?
+				       ": " : "", v[0] == -EFAULT || v[1] == -EFAULT ? err : "");
+			}
+			acc += v[0] == 1;
+		}
+		if (!bad && (e = counters_differ(sh, ir.nrules, c)) >= 0) {
+			bad = 1;
+			result(false, f->name, name, "counters of entry %d: %llu/%llu vs %llu/%llu",
+			       e, (unsigned long long)c[0].pkts, (unsigned long long)c[0].bytes,
+			       (unsigned long long)c[1].pkts, (unsigned long long)c[1].bytes);
+		}
+		if (!bad)
+			result(true, f->name, name, "%zu/%zu insns, %d of %d packets accepted",
+			       h[0].cg.n, h[1].cg.n, acc, npkts);
+		pair_free(h, sh);
+	}
+	ir_free(&ir);
+	iptblob_free(&b);
+	free(text);
 }
