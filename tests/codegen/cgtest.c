@@ -90,7 +90,7 @@ static int run_pkt(const struct enf_kernel *ek, int fd, int hook,
 
 static void run_case(const struct enf_kernel *ek, const struct tcase *c)
 {
-	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	const char *mech = cg_flavor(ek->mech)->name;
 	struct iptblob b;
 	struct ipt_table_view v;
 	struct ir_table ir;
@@ -162,7 +162,7 @@ out:
 static void scale_case(const struct enf_kernel *ek, const char *name, bool setlike,
 		       int nrules)
 {
-	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	const char *mech = cg_flavor(ek->mech)->name;
 	size_t cap = (size_t)nrules * 80 + 256, len = 0;
 	char *text = malloc(cap), err[256] = "";
 	struct iptblob b;
@@ -305,10 +305,8 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 	o.log_buf = log;
 	o.log_size = (__u32)sz;
 	o.log_level = 2;
-	if (ek->mech == CG_NETFILTER)
-		o.expected_attach_type = BPF_NETFILTER;
-	fd = bpf_prog_load(ek->mech == CG_NETFILTER ? BPF_PROG_TYPE_NETFILTER :
-			   BPF_PROG_TYPE_SCHED_CLS, "ebpf_dead", "GPL",
+	o.expected_attach_type = cg_flavor(ek->mech)->expected_attach_type;
+	fd = bpf_prog_load(cg_flavor(ek->mech)->prog_type, "ebpf_dead", "GPL",
 			   res.insns, p->n, &o);
 	enf_resolved_free(&res);
 	if (fd < 0) {
@@ -368,7 +366,7 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 static void table_case(const struct enf_kernel *ek, const char *path,
 		       char *text, bool dead)
 {
-	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	const char *mech = cg_flavor(ek->mech)->name;
 	char err[256] = "";
 	struct iptblob b;
 	struct ipt_table_view v;
@@ -492,7 +490,7 @@ static int load_pair(const struct enf_kernel *ek, const char *text, struct iptbl
 
 static void classify_diff(const struct enf_kernel *ek, int nsets, int npkts)
 {
-	const char *mech = ek->mech == CG_NETFILTER ? "netfilter" : "tc";
+	const char *mech = cg_flavor(ek->mech)->name;
 	unsigned long long seed = getenv("CG_SEED") ? strtoull(getenv("CG_SEED"), NULL, 0)
 						   : 0x5eed1234ULL;
 	int mismatches = 0, sets = 0, shrunk = 0;
@@ -605,7 +603,7 @@ int main(int argc, char **argv)
 		printf("FAIL probe: %s\n", err);
 		failed++;
 	} else {
-		printf("mechanism: %s\n", ek.mech == CG_NETFILTER ? "netfilter" : "tc");
+		printf("mechanism: %s\n", cg_flavor(ek.mech)->name);
 		run_all(&ek);
 		if (ek.mech == CG_NETFILTER && ek.k.direct) {
 			/* headers read in place (above) or, where they are

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Tuple-space classification of rule runs: the analysis (which rules
- * qualify, their groups, the contents of the groups' hash maps).
- * codegen.c emits the lookups.  See classify.h for the idea.
+ * qualify, their groups, the contents of the groups' hash maps, as map
+ * descriptions).  runs_classified.c emits the lookups.  See classify.h for the idea.
  *
  * Why it is exact: a rule of a run matches a packet iff every key word of
  * its group, masked, equals the rule's own (ip_packet_match compares
@@ -25,9 +25,9 @@
 #include <string.h>
 
 #include <linux/if.h>
-#include <linux/netfilter/xt_tcpudp.h>
 
 #include "cgen/classify.h"
+#include "ext/ext.h"
 
 #define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 
@@ -39,28 +39,20 @@ static uint64_t masked_name_word(const char *name, const unsigned char *mask,
 }
 
 /* the tcp/udp match of @r, NULL if none; false if @r has another match
- * or one a key cannot express (ranges, flags, options, inversions) */
+ * or one a key cannot express (its extension's cls_ports() says) */
 static bool rule_l4(const struct ir_rule *r, const struct ir_match **l4)
 {
-	const struct ir_match *m;
+	const struct ext_desc *x;
 
 	*l4 = NULL;
 	if (r->nmatch == 0)
 		return true;
 	if (r->nmatch > 1)
 		return false;
-	m = &r->m[0];
-	if (m->kind != IRM_TCP && m->kind != IRM_UDP)
+	x = ext_of_kind(r->m[0].kind);
+	if (!x->cls_ports || !x->cls_ports(&r->m[0]))
 		return false;
-	if (m->tu.flg_mask || m->tu.option || m->tu.invflags)
-		return false;
-	if (m->tu.spts[0] != m->tu.spts[1] &&
-	    !(m->tu.spts[0] == 0 && m->tu.spts[1] == 0xffff))
-		return false;
-	if (m->tu.dpts[0] != m->tu.dpts[1] &&
-	    !(m->tu.dpts[0] == 0 && m->tu.dpts[1] == 0xffff))
-		return false;
-	*l4 = m;
+	*l4 = &r->m[0];
 	return true;
 }
 
@@ -410,12 +402,13 @@ int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 			goto out;
 		}
 		rule_key(rule, &run->g[g], false, key);
-		table_add(&t[g], key, rule->idx << 2 |
+		table_add(&t[g], key, rule->idx << CLS_V_SHIFT |
 			  (rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0));
 		rule_l4(rule, &l4);
 		if (l4) {
 			rule_key(rule, &run->g[g], true, key);
-			table_add(&t[g], key, rule->idx << 2 | CLS_V_HOTDROP);
+			table_add(&t[g], key,
+				  rule->idx << CLS_V_SHIFT | CLS_V_HOTDROP);
 		}
 	}
 	for (k = 0; k < run->ngroups && !r; k++) {

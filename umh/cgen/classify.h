@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Tuple-space classification of rule runs (see classify.c).
+ * Tuple-space classification of rule runs (see classify.c; the lookups
+ * are emitted by runs_classified.c).
  *
  * A "run" is a stretch of consecutive rules of one chain, each ending in
  * ACCEPT or DROP and testing only fields a hash key can hold: addresses and
@@ -23,7 +24,8 @@
 #define CLS_MAX_GROUPS	16	/* lookups per packet at most */
 #define CLS_MIN_RUN	8	/* shorter runs stay linear code */
 
-/* The packet fields a key word is taken from (codegen maps them to pi). */
+/* The packet fields a key word is taken from (runs_classified.c maps them
+ * to pi). */
 enum cls_field {
 	CLS_IN0, CLS_IN1,	/* input device name, bytes 0-7, 8-15 */
 	CLS_OUT0, CLS_OUT1,	/* output device name */
@@ -42,6 +44,7 @@ enum cls_field {
 #define CLS_L4_HOTDROP	2
 
 /* Value of a group's map: rule index << 2 | hotdrop << 1 | accept. */
+#define CLS_V_SHIFT	2
 #define CLS_V_HOTDROP	2u
 #define CLS_V_ACCEPT	1u
 

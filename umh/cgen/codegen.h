@@ -1,5 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Back end: rule IR -> BPF instructions.  Conventions: see codegen.c. */
+/*
+ * Back end: rule IR -> BPF instructions (umh/cgen/), without a system
+ * call.  The generated code's conventions: cgen/abi.h.  The files:
+ * program.c (the driver: needs, functions, depth check), emit.c and
+ * fixup.c (instructions, maps, labels, calls), cond.c and rule.c (a rule
+ * as linear code; each match by its extension's emitter in ext/),
+ * runs_set.c and runs_classified.c with classify.c (runs of rules as map
+ * lookups), prologue.c, prologue_nf.c and prologue_tc.c (main's prologue
+ * and the flavors), dispatcher.c.
+ */
 #ifndef UMH_CODEGEN_H
 #define UMH_CODEGEN_H
 
@@ -103,6 +112,33 @@ struct cg_prog {
 #define CG_IFINFO_MAX	4096	/* interfaces the TC ifinfo map holds */
 #define CG_PROGS_MAX	(2 * CG_NHOOKS)	/* two generations of table programs */
 
+/*
+ * What differs between the mechanisms, for code generation and loading
+ * (after facebook/bpfilter's struct bf_flavor_ops): prologue_nf.c,
+ * prologue_tc.c.
+ */
+struct cg;
+struct cg_flavor_ops {
+	const char *name;		/* "netfilter", "tc" */
+	enum bpf_prog_type prog_type;
+	enum bpf_attach_type expected_attach_type;	/* 0: none needed */
+	/* the program's return values for the internal verdicts */
+	int ret_accept, ret_drop;
+	/* Some packets are not the filter's (not IPv4 at tc): the prologue
+	 * and the dispatcher let them through with ret_accept. */
+	bool passes;
+	/* can the prologue read the packet's conntrack state? */
+	bool (*has_ct)(const struct cg_opts *o);
+	/* main's prologue: pi filled (abi.h), r6-r9 free; to @drop_exit or
+	 * @pass_exit for packets decided there */
+	void (*prologue)(struct cg *c, int drop_exit, int pass_exit);
+	/* the dispatcher's choice: r7 = the hook whose table program runs
+	 * (r6 = ctx), or to @pass (a label if @passes) */
+	void (*dispatch)(struct cg *c, int pass);
+};
+
+const struct cg_flavor_ops *cg_flavor(enum cg_mech mech);
+
 /* The table program for one hook. 0 or -errno (+ @err). */
 int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		 struct cg_prog *out, char *err, size_t err_len);
@@ -110,9 +146,8 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 /*
  * The dispatcher attached at a hook: reads the generation from the
  * CG_MAP_GEN map (array, one u32) and tail-calls CG_MAP_PROGS[gen * 3 +
- * hook].  For CG_TC,
- * @hook CG_INPUT means "ingress" (decides INPUT/FORWARD with a FIB lookup)
- * and CG_OUTPUT "egress".  If the tail call fails the packet is dropped.
+ * hook].  For CG_TC, @hook CG_INPUT means "ingress" (decides INPUT/FORWARD
+ * with a FIB lookup) and CG_OUTPUT "egress".  If the tail call fails the packet is dropped.
  * The ingress dispatcher hands the table program the input device's l2len
  * in skb->cb[1] and, for FORWARD, the output device's ifindex in cb[0].
  */

@@ -5,7 +5,8 @@
  * this header ties together the files that implement it:
  *
  *   ipt_validate.c  translate_table(): the structural checks of SET_REPLACE
- *   ipt_ext.c       the extensions we serve (sizes, checkentry, revisions)
+ *   ext.c           extension lookups and checks, by the descriptors of
+ *                   the extensions we serve (ext/ext.h)
  *   ipt_table.c     the stored filter table and the sockopt handlers
  *   ipt_state.c     the tables serialized for helper restarts (state_store.c)
  */

@@ -2,28 +2,25 @@
 /*
  * Front end: a validated ip_tables blob -> rule IR (see ir.h).
  *
- * The blob was validated by the control side (ipt_*.c) the way
+ * The blob was validated by the control side (ipt/) the way
  * translate_table() does; this file still bounds-checks everything it reads,
  * so a mistake there cannot make the code generator read out of bounds.
- * Extensions are decoded as the kernel's xt modules read them; anything the
- * back end cannot enforce is refused here with a reason, never ignored.
+ * Matches are decoded by their extension's descriptor (ext/), as the
+ * kernel's xt modules read them; anything the back end cannot enforce is
+ * refused here with a reason, never ignored.
  */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
 
 #include <linux/netfilter/x_tables.h>
-#include <linux/netfilter/xt_tcpudp.h>
-#include <linux/netfilter/xt_multiport.h>
-#include <linux/netfilter/xt_iprange.h>
-#include <linux/netfilter/xt_state.h>
-#include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "ext/ext.h"
 #include "ir/ir.h"
+#include "lib/vec.h"
 
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
 {
@@ -62,179 +59,36 @@ bool ir_rule_unconditional(const struct ir_rule *r)
 	return r->nmatch == 0 && !memcmp(&r->ip, &zero, sizeof(zero));
 }
 
-/* Decode one match; 0 = stored in *m, 1 = no-op (comment), -errno. */
+/*
+ * Decode one match with its extension's descriptor (ext/ext.h); 0 = stored
+ * in *m, EXT_MATCHES_ALL = nothing to test (comment), -errno.
+ */
 static int decode_match(const struct xt_entry_match *em, size_t dlen,
 			const struct ipt_ip *ip, struct ir_match *m,
-			char *err, size_t err_len)
+			struct ir_table *ir, char *err, size_t err_len)
 {
 	const char *name = em->u.user.name;
 	unsigned int rev = em->u.user.revision;
-	const void *d = em->data;
+	const struct ext_desc *x = ext_find(name, false);
+	const struct ext_rev *xr;
+	int r;
 
 	memset(m, 0, sizeof(*m));
-	if (!strcmp(name, "comment"))
-		return 1;
-	if (!strcmp(name, "tcp") || !strcmp(name, "udp")) {
-		bool tcp = name[0] == 't';
-
-		if (rev != 0 || dlen < (tcp ? sizeof(struct xt_tcp) :
-					       sizeof(struct xt_udp)))
-			goto bad;
-		m->kind = tcp ? IRM_TCP : IRM_UDP;
-		if (tcp) {
-			const struct xt_tcp *t = d;
-
-			memcpy(m->tu.spts, t->spts, 4);
-			memcpy(m->tu.dpts, t->dpts, 4);
-			m->tu.flg_mask = t->flg_mask;
-			m->tu.flg_cmp = t->flg_cmp;
-			m->tu.option = t->option;
-			m->tu.invflags = t->invflags;
-		} else {
-			const struct xt_udp *u = d;
-
-			memcpy(m->tu.spts, u->spts, 4);
-			memcpy(m->tu.dpts, u->dpts, 4);
-			m->tu.invflags = u->invflags;
-		}
-		if (ip->proto != (tcp ? IPPROTO_TCP : IPPROTO_UDP) ||
-		    (ip->invflags & IPT_INV_PROTO))
-			return fail(err, err_len, -EINVAL,
-				    "%s match without -p %s", name, name);
-		return 0;
-	}
-	if (!strcmp(name, "icmp")) {
-		const struct ipt_icmp *ic = d;
-
-		if (rev != 0 || dlen < sizeof(*ic))
-			goto bad;
-		m->kind = IRM_ICMP;
-		m->icmp.type = ic->type;
-		m->icmp.code_min = ic->code[0];
-		m->icmp.code_max = ic->code[1];
-		m->icmp.inv = ic->invflags & IPT_ICMP_INV;
-		return 0;
-	}
-	if (!strcmp(name, "multiport")) {
-		const struct xt_multiport_v1 *mp1 = d;
-		const struct xt_multiport *mp0 = d;
-		unsigned int i, n = 0, count, flags;
-
-		if (rev > 1 || dlen < (rev ? sizeof(*mp1) : sizeof(*mp0)))
-			goto bad;
-		flags = rev ? mp1->flags : mp0->flags;
-		count = rev ? mp1->count : mp0->count;
-		if (count > XT_MULTI_PORTS || flags > XT_MULTIPORT_EITHER)
-			goto bad;
-		m->kind = IRM_MPORT;
-		m->mp.mode = flags == XT_MULTIPORT_SOURCE ? IR_MP_SRC :
-			     flags == XT_MULTIPORT_DESTINATION ? IR_MP_DST :
-			     IR_MP_EITHER;
-		for (i = 0; i < count; i++) {
-			uint16_t lo = rev ? mp1->ports[i] : mp0->ports[i];
-			uint16_t hi = lo;
-
-			/* as ports_match_v1(): a range takes two slots */
-			if (rev && mp1->pflags[i]) {
-				if (i + 1 >= count)
-					goto bad;
-				hi = mp1->ports[++i];
-			}
-			m->mp.lo[n] = lo;
-			m->mp.hi[n] = hi;
-			n++;
-		}
-		m->mp.count = n;
-		m->mp.inv = rev ? mp1->invert : 0;
-		return 0;
-	}
-	if (!strcmp(name, "iprange")) {
-		m->kind = IRM_IPRANGE;
-		if (rev == 1) {
-			const struct xt_iprange_mtinfo *r = d;
-
-			if (dlen < sizeof(*r))
-				goto bad;
-			m->ipr.src = r->flags & IPRANGE_SRC;
-			m->ipr.dst = r->flags & IPRANGE_DST;
-			m->ipr.src_inv = r->flags & IPRANGE_SRC_INV;
-			m->ipr.dst_inv = r->flags & IPRANGE_DST_INV;
-			m->ipr.src_min = ntohl(r->src_min.ip);
-			m->ipr.src_max = ntohl(r->src_max.ip);
-			m->ipr.dst_min = ntohl(r->dst_min.ip);
-			m->ipr.dst_max = ntohl(r->dst_max.ip);
-		} else if (rev == 0) {
-			/* struct ipt_iprange_info: src{min,max}, dst{min,max}, flags */
-			const uint32_t *a = d;
-			uint8_t f;
-
-			if (dlen < 17)
-				goto bad;
-			f = ((const uint8_t *)d)[16];
-			m->ipr.src = f & IPRANGE_SRC;
-			m->ipr.dst = f & IPRANGE_DST;
-			m->ipr.src_inv = f & IPRANGE_SRC_INV;
-			m->ipr.dst_inv = f & IPRANGE_DST_INV;
-			m->ipr.src_min = ntohl(a[0]);
-			m->ipr.src_max = ntohl(a[1]);
-			m->ipr.dst_min = ntohl(a[2]);
-			m->ipr.dst_max = ntohl(a[3]);
-		} else {
-			goto bad;
-		}
-		return 0;
-	}
-	if (!strcmp(name, "state")) {
-		const struct xt_state_info *s = d;
-
-		if (rev != 0 || dlen < sizeof(*s))
-			goto bad;
-		m->kind = IRM_CTSTATE;
-		m->ct.mask = s->statemask & 0xf;
-		if (s->statemask & XT_STATE_UNTRACKED)
-			m->ct.mask |= IR_CT_UNTRACKED;
-		return 0;
-	}
-	if (!strcmp(name, "conntrack")) {
-		unsigned int mflags, iflags, smask;
-
-		if (rev == 1 && dlen >= sizeof(struct xt_conntrack_mtinfo1)) {
-			const struct xt_conntrack_mtinfo1 *c = d;
-
-			mflags = c->match_flags;
-			iflags = c->invert_flags;
-			smask = c->state_mask;
-		} else if ((rev == 2 &&
-			    dlen >= sizeof(struct xt_conntrack_mtinfo2)) ||
-			   (rev == 3 &&
-			    dlen >= sizeof(struct xt_conntrack_mtinfo3))) {
-			const struct xt_conntrack_mtinfo2 *c = d;
-
-			mflags = c->match_flags;
-			iflags = c->invert_flags;
-			smask = c->state_mask;
-		} else {
-			goto bad;
-		}
-		/* iptables sends -m state as conntrack with STATE_ALIAS set. */
-		if (mflags & ~(XT_CONNTRACK_STATE | XT_CONNTRACK_STATE_ALIAS))
-			return fail(err, err_len, -EOPNOTSUPP,
-				    "conntrack match: only --ctstate is enforced");
-		m->kind = IRM_CTSTATE;
-		if (mflags & XT_CONNTRACK_STATE) {
-			m->ct.mask = smask;
-			m->ct.inv = iflags & XT_CONNTRACK_STATE;
-		} else {
-			/* no option at all: conntrack_mt() is true iff tracked */
-			m->ct.mask = IR_CT_EST | IR_CT_REL | IR_CT_NEW;
-		}
-		return 0;
-	}
+	if (!x || !x->decode)
+		goto not_enforced;
+	xr = ext_rev(x, rev);
+	if (!xr || dlen < xr->size)
+		return fail(err, err_len, -EINVAL,
+			    "malformed %s match (revision %u)", name, rev);
+	r = x->decode(&(struct ext_decode){ .data = em->data, .rev = rev,
+					    .ip = ip, .ir = ir, .err = err,
+					    .err_len = err_len }, m);
+	if (r == 0 && !x->emit)
+		goto not_enforced;	/* no BPF emitter */
+	return r;
+not_enforced:
 	return fail(err, err_len, -EOPNOTSUPP,
 		    "match '%s' revision %u is not enforced", name, rev);
-bad:
-	return fail(err, err_len, -EINVAL, "malformed %s match (revision %u)",
-		    name, rev);
 }
 
 int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
@@ -243,7 +97,8 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	static struct ir_match no_match[1];
 	const unsigned char *base = t->entries;
 	unsigned int *offs = NULL, *mfirst = NULL, n = 0, off, h, i;
-	unsigned int nm = 0, capm = 0;
+	unsigned int nm = 0;
+	size_t capm = 0;
 	struct ir_match tmp[IR_MAX_MATCH];
 	int r = -EINVAL;
 
@@ -313,35 +168,19 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 				goto out;
 			}
 			k = decode_match(em, em->u.match_size - sizeof(*em),
-					 &e->ip, &tmp[rr->nmatch], err,
+					 &e->ip, &tmp[rr->nmatch], ir, err,
 					 err_len);
 			if (k < 0) {
 				r = k;
 				goto out;
 			}
-			if (k == 0) {
-				if (tmp[rr->nmatch].kind == IRM_CTSTATE)
-					ir->uses_ct = true;
-				if (tmp[rr->nmatch].kind == IRM_TCP &&
-				    tmp[rr->nmatch].tu.option)
-					ir->uses_tcpopt = true;
+			if (k == 0)
 				rr->nmatch++;
-			}
 			mo += em->u.match_size;
 		}
-		if (nm + rr->nmatch > capm) {
-			unsigned int nc = capm ? capm * 2 : 256;
-			struct ir_match *np;
-
-			while (nc < nm + rr->nmatch)
-				nc *= 2;
-			np = realloc(ir->matches, nc * sizeof(*np));
-			if (!np) {
-				r = fail(err, err_len, -ENOMEM, "out of memory");
-				goto out;
-			}
-			ir->matches = np;
-			capm = nc;
+		if (vec_reserve(&ir->matches, &capm, nm + rr->nmatch)) {
+			r = fail(err, err_len, -ENOMEM, "out of memory");
+			goto out;
 		}
 		if (rr->nmatch)	/* ir->matches is NULL until a rule has one */
 			memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
@@ -403,7 +242,7 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 		rr->always = ir_rule_unconditional(rr);
 	}
 
-	for (h = 0; h < 5; h++) {
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		int a, b;
 
 		if (!(t->valid_hooks & (1u << h)))

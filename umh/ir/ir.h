@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The rule IR: the front end (ir.c) decodes a validated ip_tables blob into
- * this form, the back end (codegen.c) turns it into BPF.
+ * The rule IR: the front end (ir.c, each match by its extension's
+ * descriptor in ext/) decodes a validated ip_tables blob into this form,
+ * the back end (cgen/) turns it into BPF.
  *
  * Every entry of the blob becomes one struct ir_rule, in blob order, so a
  * rule's index is its counter slot (the order GET_ENTRIES reports counters
@@ -9,7 +10,7 @@
  * absolute verdict, RETURN, or a jump/goto to another entry's index.  The
  * front end also marks the "function starts": the entries where evaluation
  * can begin (hook entries, underflows, jump/goto targets); the back end emits
- * one BPF subprogram per reachable function start (see codegen.c).
+ * one BPF subprogram per reachable function start (see cgen/abi.h).
  */
 #ifndef UMH_IR_H
 #define UMH_IR_H
@@ -25,6 +26,7 @@
 
 #define IR_MAX_MATCH 16
 
+/* what a match decodes to (struct ext_desc.ir_kind); 0: none */
 enum ir_match_kind {
 	IRM_TCP = 1,
 	IRM_UDP,
@@ -105,8 +107,8 @@ struct ir_table {
 	struct ir_rule *rules;
 	struct ir_match *matches;	/* all rules' matches, in order */
 	unsigned int valid_hooks;
-	unsigned int hook_entry[5];	/* entry index per hook */
-	unsigned int underflow[5];
+	unsigned int hook_entry[NF_INET_NUMHOOKS];	/* entry index per hook */
+	unsigned int underflow[NF_INET_NUMHOOKS];
 	bool uses_ct;		/* some rule needs conntrack state */
 	bool uses_tcpopt;
 };

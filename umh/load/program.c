@@ -191,15 +191,13 @@ static int load_insns(enum cg_mech mech, const struct bpf_insn *insns,
 		      size_t n, const char *name, int *fd,
 		      char *err, size_t err_len)
 {
-	LIBBPF_OPTS(bpf_prog_load_opts, o);
-	enum bpf_prog_type type = mech == CG_NETFILTER ?
-				  BPF_PROG_TYPE_NETFILTER :
-				  BPF_PROG_TYPE_SCHED_CLS;
+	const struct cg_flavor_ops *fl = cg_flavor(mech);
+	LIBBPF_OPTS(bpf_prog_load_opts, o,
+		    .expected_attach_type = fl->expected_attach_type);
+	enum bpf_prog_type type = fl->prog_type;
 	char *log;
 	int e;
 
-	if (mech == CG_NETFILTER)
-		o.expected_attach_type = BPF_NETFILTER;
 	*fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
 	if (*fd >= 0)
 		return 0;

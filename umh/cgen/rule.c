@@ -1,0 +1,204 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * One rule as linear code: its ipt_ip conditions (addresses, interfaces,
+ * protocol, fragments), each match by its extension's emitter (ext/),
+ * then the counter and the verdict.
+ */
+#include <stddef.h>
+#include <string.h>
+#include <linux/if.h>
+
+#include "cgen/emit.h"
+#include "ext/ext.h"
+
+static void emit_iface(struct cg *c, int slot, const char *name,
+		       const unsigned char *mask, bool inv)
+{
+	static const unsigned char zero[IFNAMSIZ];
+	int w;
+
+	if (!inv && !memcmp(mask, zero, IFNAMSIZ))
+		return;
+	EM(c, BPF_MOV64_IMM(R4, 0));
+	for (w = 0; w < 2; w++) {
+		__u64 m = ir_name_word((const char *)mask, w);
+		__u64 v = ir_name_word(name, w) & m;
+
+		if (!m)
+			continue;
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot + 8 * w));
+		emit_ld64(c, R3, m);
+		EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+		emit_ld64(c, R3, v);
+		EM(c, BPF_ALU64_REG(BPF_XOR, R2, R3));
+		EM(c, BPF_ALU64_REG(BPF_OR, R4, R2));
+	}
+	acc_mismatch(c, R4, inv);
+}
+
+static void emit_addr(struct cg *c, int slot, __u32 addr, __u32 mask,
+		      bool inv)
+{
+	if (!mask && !addr && !inv)
+		return;
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, slot));
+	EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
+	EM(c, BPF_ALU32_IMM(BPF_XOR, R2, (int)addr));
+	acc_mismatch(c, R2, inv);
+}
+
+/* Emit the conditions of @r into r7 (and r8); @skip is left out. */
+void emit_conditions(struct cg *c, const struct ir_rule *r,
+		     enum cg_set_field skip)
+{
+	const struct ipt_ip *ip = &r->ip;
+	unsigned int i;
+
+	if (skip != SF_SRC)
+		emit_addr(c, PI_SADDR, ip->src.s_addr, ip->smsk.s_addr,
+			  ip->invflags & IPT_INV_SRCIP);
+	if (skip != SF_DST)
+		emit_addr(c, PI_DADDR, ip->dst.s_addr, ip->dmsk.s_addr,
+			  ip->invflags & IPT_INV_DSTIP);
+	emit_iface(c, PI_IN, ip->iniface, ip->iniface_mask,
+		   ip->invflags & IPT_INV_VIA_IN);
+	emit_iface(c, PI_OUT, ip->outiface, ip->outiface_mask,
+		   ip->invflags & IPT_INV_VIA_OUT);
+	if (ip->proto) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_PROTO));
+		EM(c, BPF_ALU64_IMM(BPF_XOR, R2, ip->proto));
+		acc_mismatch(c, R2, ip->invflags & IPT_INV_PROTO);
+	}
+	if (ip->flags & IPT_F_FRAG) {
+		/* mismatch iff !isfrag (or isfrag when inverted) */
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_FRAGNZ));
+		if (!(ip->invflags & IPT_INV_FRAG))
+			EM(c, BPF_ALU64_IMM(BPF_XOR, R2, 1));
+		EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
+	} else if (ip->invflags & IPT_INV_FRAG) {
+		acc_never(c);	/* never matches */
+	}
+
+	c->skip = skip;
+	for (i = 0; i < r->nmatch; i++)
+		ext_of_kind(r->m[i].kind)->emit(c, &r->m[i]);
+	c->skip = SF_NONE;
+}
+
+bool rule_has_hotdrop(const struct ir_rule *r)
+{
+	unsigned int i;
+
+	for (i = 0; i < r->nmatch; i++)
+		if (ext_of_kind(r->m[i].kind)->hotdrop)
+			return true;
+	return false;
+}
+
+/* counters[idx] += {1, pi.len}: the counters are one big array value
+ * (struct cg_counter per entry) addressed directly, with atomic adds: no
+ * helper call, no branch, nothing for the verifier to patch per rule. */
+static void emit_count_add(struct cg *c)	/* r1: the struct cg_counter */
+{
+	EM(c, BPF_MOV64_IMM(R2, 1));
+	EM(c, BPF_ATOMIC_ADD64(R1, R2, offsetof(struct cg_counter, pkts)));
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_LEN));
+	EM(c, BPF_ATOMIC_ADD64(R1, R2, offsetof(struct cg_counter, bytes)));
+}
+
+static void emit_count_const(struct cg *c, unsigned int idx)
+{
+	emit_ld_map_value(c, R1, cg_shared_map(c, CG_MAP_COUNTERS),
+			  idx * sizeof(struct cg_counter));
+	emit_count_add(c);
+}
+
+_Static_assert(sizeof(struct cg_counter) == 1 << 4, "counter index shift");
+
+/* the same for an entry index in r2 (< nrules, checked) */
+void emit_count_reg(struct cg *c)
+{
+	/* past the 8 instructions below */
+	EM(c, BPF_JMP_IMM(BPF_JGE, R2, (int)c->ir->nrules, 8));
+	EM(c, BPF_ALU64_IMM(BPF_LSH, R2, 4));	/* * sizeof(struct cg_counter) */
+	emit_ld_map_value(c, R1, cg_shared_map(c, CG_MAP_COUNTERS), 0);
+	EM(c, BPF_ALU64_REG(BPF_ADD, R1, R2));
+	emit_count_add(c);
+}
+
+/* The verdict of a matched rule, in F(@func). */
+void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
+{
+	switch (r->verdict) {
+	case IRV_ACCEPT:
+		EM(c, BPF_MOV64_IMM(R0, CG_V_ACCEPT));
+		EM(c, BPF_EXIT_INSN());
+		break;
+	case IRV_DROP:
+	case IRV_ERROR:		/* ipt_error(): NF_DROP */
+		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+		EM(c, BPF_EXIT_INSN());
+		break;
+	case IRV_RETURN:
+		EM(c, BPF_MOV64_IMM(R0, CG_V_RETURN));
+		EM(c, BPF_EXIT_INSN());
+		break;
+	case IRV_JUMP:
+		cg_call_func(c, func, r->target);
+		/* RETURN from the chain: go on with the next rule.  Opaque:
+		 * a chain that (as far as the verifier sees) always or never
+		 * returns RETURN would leave dead code here, per rule. */
+		opaque_r0(c, R6, PI_ZERO);
+		EM(c, BPF_JMP_IMM(BPF_JEQ, R0, CG_V_RETURN, 1));
+		EM(c, BPF_EXIT_INSN());
+		break;
+	case IRV_GOTO:
+		cg_call_func(c, func, r->target);
+		EM(c, BPF_EXIT_INSN());
+		break;
+	case IRV_CONTINUE:
+		break;
+	}
+}
+
+bool verdict_terminal(enum ir_verdict v)
+{
+	return v != IRV_JUMP && v != IRV_CONTINUE;
+}
+
+/* one rule; returns true if it ends the function (unconditional exit) */
+/*
+ * The test of rule @r but for @skip: its conditions, then a hotdrop
+ * returns DROP (uncounted) and a mismatch goes to @next.
+ */
+void emit_rule_test(struct cg *c, const struct ir_rule *r,
+		    enum cg_set_field skip, int next)
+{
+	bool hd = rule_has_hotdrop(r);
+
+	EM(c, BPF_MOV64_IMM(R7, 0));
+	if (hd)
+		EM(c, BPF_MOV64_IMM(R8, 0));
+	emit_conditions(c, r, skip);
+	if (hd) {
+		EM(c, BPF_JMP_IMM(BPF_JEQ, R8, 0, 2));
+		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+		EM(c, BPF_EXIT_INSN());
+	}
+	cg_jmp_imm(c, BPF_JNE, R7, 0, next);
+}
+
+bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r)
+{
+	int next = -1;
+
+	if (!r->always) {
+		next = cg_label(c);
+		emit_rule_test(c, r, SF_NONE, next);
+	}
+	emit_count_const(c, r->idx);
+	emit_verdict(c, func, r);
+	if (next >= 0)
+		cg_place(c, next);
+	return r->always && verdict_terminal(r->verdict);
+}

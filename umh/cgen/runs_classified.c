@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Classified runs (tuple space; classify.h says what they are and
+ * classify.c why they are exact): one hash lookup per group of rules with
+ * the same masks, the smallest rule index found wins.
+ */
+#include "cgen/classify.h"
+#include "cgen/emit.h"
+
+static int cls_slot(enum cls_field f)
+{
+	switch (f) {
+	case CLS_IN0:
+		return PI_IN;
+	case CLS_IN1:
+		return PI_IN + 8;
+	case CLS_OUT0:
+		return PI_OUT;
+	case CLS_OUT1:
+		return PI_OUT + 8;
+	case CLS_SADDR:
+		return PI_SADDR;
+	case CLS_DADDR:
+		return PI_DADDR;
+	case CLS_PL4:
+		return PI_PL4;
+	default:
+		return PI_PORTS;
+	}
+}
+
+/*
+ * A run of rules as one hash lookup per group; r9 keeps the smallest value
+ * found (rule index << 2 | hotdrop << 1 | accept), starting at ~0 made
+ * opaque (from pi.zero: a constant would let the verifier decide the final
+ * test on the no-match path).  Then: nothing found -> next rule; hotdrop ->
+ * DROP uncounted; else count the rule, return its verdict.
+ */
+void emit_cls_run(struct cg *c, struct cls_run *run)
+{
+	int next = cg_label(c), hotdrop = cg_label(c);
+	unsigned int g, k;
+	int r = cls_describe_maps(c->ir, run, c->p, c->err, c->err_len);
+
+	if (r) {
+		if (!c->rc)
+			c->rc = r;	/* the reason is in c->err */
+		return;
+	}
+	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
+	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
+	for (g = 0; g < run->ngroups; g++) {
+		const struct cls_group *gr = &run->g[g];
+		int skip = cg_label(c);
+		int off = PI_KEY;
+
+		for (k = 0; k < gr->nwords; k++) {
+			const struct cls_word *w = &gr->w[k];
+
+			if (w->size == 8) {
+				EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, cls_slot(w->field)));
+				if (w->mask != ~0ULL) {
+					emit_ld64(c, R3, w->mask);
+					EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+				}
+				EM(c, BPF_STX_MEM(BPF_DW, R6, R2, off));
+			} else {
+				EM(c, BPF_LDX_MEM(BPF_W, R2, R6, cls_slot(w->field)));
+				if (w->mask != 0xffffffffULL)
+					EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)w->mask));
+				EM(c, BPF_STX_MEM(BPF_W, R6, R2, off));
+			}
+			off += w->size;
+		}
+		emit_ld_map(c, R1, gr->map);
+		EM(c, BPF_MOV64_REG(R2, R6));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
+		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		cg_jmp_imm(c, BPF_JEQ, R0, 0, skip);
+		EM(c, BPF_LDX_MEM(BPF_W, R1, R0, 0));
+		cg_jmp_reg(c, BPF_JGE, R1, R9, skip);
+		EM(c, BPF_MOV64_REG(R9, R1));
+		cg_place(c, skip);
+	}
+	cg_jmp_imm(c, BPF_JEQ, R9, -1, next);
+	cg_jmp_imm(c, BPF_JSET, R9, CLS_V_HOTDROP, hotdrop);
+	EM(c, BPF_MOV64_REG(R2, R9));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, CLS_V_SHIFT));
+	emit_count_reg(c);
+	EM(c, BPF_MOV64_REG(R0, R9));
+	EM(c, BPF_ALU64_IMM(BPF_AND, R0, CLS_V_ACCEPT));
+	EM(c, BPF_EXIT_INSN());
+	cg_place(c, hotdrop);
+	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+	EM(c, BPF_EXIT_INSN());
+	cg_place(c, next);
+}
