@@ -103,6 +103,10 @@ static void alu(void)
 	    BPF_ALU64_IMM(BPF_SUB, R1, 1), BPF_ALU64_REG(BPF_OR, R0, R1), BPF_EXIT_INSN());
 	RUN("alu32 wraps and zero-extends", 0x2ULL, NULL,
 	    BPF_MOV64_IMM(R0, -1), BPF_ALU32_IMM(BPF_ADD, R0, 3), BPF_EXIT_INSN());
+	RUN("alu32 shifts and arsh", 0xfffffff0ULL + 0x10, NULL,
+	    BPF_MOV64_IMM(R0, -256), BPF_ALU32_IMM(BPF_ARSH, R0, 4),	/* 0xfffffff0 */
+	    BPF_MOV64_IMM(R1, 1), BPF_ALU32_IMM(BPF_LSH, R1, 4),
+	    BPF_ALU64_REG(BPF_ADD, R0, R1), BPF_EXIT_INSN());
 	RUN("mov32 zero-extends", 0xffffffffULL, NULL,
 	    BPF_MOV64_IMM(R1, -1), BPF_MOV32_REG(R0, R1), BPF_EXIT_INSN());
 	RUN("byte swaps", 0x7856ULL + 0x78563412ULL, NULL,
@@ -149,6 +153,11 @@ static void jumps(void)
 	    BPF_LD_IMM64_RAW(R1, 0, 0x100000005ULL), BPF_MOV64_IMM(R0, 0),
 	    ((struct bpf_insn){ .code = BPF_JMP32 | BPF_JEQ | BPF_K, .dst_reg = R1,
 				.imm = 5, .off = 1 }),
+	    BPF_EXIT_INSN(), BPF_MOV64_IMM(R0, 1), BPF_EXIT_INSN());
+	RUN("jmp32 register compare, signed", 1, NULL,
+	    BPF_LD_IMM64_RAW(R1, 0, 0x1ffffffffULL), BPF_MOV64_IMM(R2, 0), BPF_MOV64_IMM(R0, 0),
+	    ((struct bpf_insn){ .code = BPF_JMP32 | BPF_JSLT | BPF_X, .dst_reg = R1,
+				.src_reg = R2, .off = 1 }),
 	    BPF_EXIT_INSN(), BPF_MOV64_IMM(R0, 1), BPF_EXIT_INSN());
 	RUN("infinite loop hits the budget", 0, "budget",
 	    BPF_MOV64_IMM(R0, 0), BPF_JMP_A(-1), BPF_EXIT_INSN());
@@ -199,6 +208,27 @@ static void memory(void)
 	RUN("pointer stored in a map", 0, "pointer outside the stack",
 	    MAP_IDX_VALUE(R1, 0, 0), BPF_STX_MEM(BPF_DW, R1, FP, 0),
 	    BPF_MOV64_IMM(R0, 0), BPF_EXIT_INSN());
+	{
+		struct ip_env e;
+		struct ip_map pc, *fds[4] = { NULL, NULL, NULL, NULL };
+		__u32 k = 0;
+		__u64 v = 41;
+
+		world(&e);
+		ip_map_init(&pc, BPF_MAP_TYPE_PERCPU_ARRAY, 4, 8, 1, 0);
+		ip_map_update(&pc, &k, &v);
+		fds[3] = &pc;
+		e.fd_maps = fds;
+		e.nfd = 4;
+		RUN_ENV("map by fd, per-CPU array lookup", &e, 42, NULL,
+			BPF_ST_MEM(BPF_W, FP, -4, 0), BPF_LD_MAP_FD(R1, 3), BPF_MOV64_REG(R2, FP),
+			BPF_ALU64_IMM(BPF_ADD, R2, -4), BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem),
+			BPF_JMP_IMM(BPF_JNE, R0, 0, 1), BPF_EXIT_INSN(),
+			BPF_LDX_MEM(BPF_DW, R0, R0, 0), BPF_ALU64_IMM(BPF_ADD, R0, 1), BPF_EXIT_INSN());
+		RUN_ENV("unknown map fd", &e, 0, "unknown map fd 2",
+			BPF_LD_MAP_FD(R1, 2), BPF_MOV64_IMM(R0, 0), BPF_EXIT_INSN());
+		ip_map_free(&pc);
+	}
 	RUN("bad map index", 0, "map index 9",
 	    MAP_IDX(R1, 9), BPF_MOV64_IMM(R0, 0), BPF_EXIT_INSN());
 }
