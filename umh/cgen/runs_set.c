@@ -147,6 +147,9 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	int map, next = cg_label(c);
 	int slot = 0;
 	__u32 mask = 0;
+	/* ip_tables tests the addresses before any match: over an address,
+	 * a match's hotdrop counts only if the lookup hits */
+	bool hd_after = (f == SF_SRC || f == SF_DST) && rule_has_hotdrop(r);
 
 	set.elems = malloc((size_t)len * 2 * sizeof(__u32));
 	if (!set.elems) {
@@ -164,7 +167,18 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	if (map < 0)
 		return;
 
-	emit_rule_test(c, r, f, next);
+	if (hd_after) {
+		int lookup = cg_label(c);
+
+		EM(c, BPF_MOV64_IMM(R7, 0));
+		EM(c, BPF_MOV64_IMM(R8, 0));
+		emit_conditions(c, r, f);
+		cg_jmp_imm(c, BPF_JNE, R8, 0, lookup);
+		cg_jmp_imm(c, BPF_JNE, R7, 0, next);
+		cg_place(c, lookup);
+	} else {
+		emit_rule_test(c, r, f, next);
+	}
 	switch (f) {
 	case SF_SRC:
 		slot = PI_SADDR;
@@ -190,6 +204,11 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_SET_KEY));
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	cg_jmp_imm(c, BPF_JEQ, R0, 0, next);
+	if (hd_after) {	/* r8 survives the call; uncounted, as a hotdrop */
+		EM(c, BPF_JMP_IMM(BPF_JEQ, R8, 0, 2));
+		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+		EM(c, BPF_EXIT_INSN());
+	}
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R0, 0));
 	emit_count_reg(c);
 	emit_verdict(c, func, r);
