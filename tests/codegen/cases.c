@@ -30,6 +30,8 @@ void result(bool ok, const char *mech, const char *name, const char *fmt, ...)
 	printf("\n");
 }
 
+#define SET_RUN_HD "-A INPUT -d 10.1.0.1 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.2 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.3 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.4 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.5 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.6 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.7 -p udp -m udp --dport 80:90 -j DROP\n-A INPUT -d 10.1.0.8 -p udp -m udp --dport 80:90 -j DROP\n"
+
 const struct tcase cases[] = {
 	{ "policy accept", T(":INPUT ACCEPT\n"), CG_INPUT,
 	  TCP("1.1.1.1", "2.2.2.2", 1000, 80, "S"), ACC, "INPUT", 0, 1 },
@@ -210,6 +212,17 @@ const struct tcase cases[] = {
 	  { .proto = "udp", .src = "1.1.1.1", .dst = "2.2.2.2", .in = "eth0", .out = "eth1" }, ACC, NULL, 0, 0, 2 },
 	{ "tc output -o", T("-A OUTPUT -o eth1 -j DROP\n"), CG_OUTPUT,
 	  { .proto = "udp", .src = "1.1.1.1", .dst = "2.2.2.2", .out = "eth1" }, DRP, NULL, 0, 0, 2 },
+	/* a set-like run over destinations (port ranges: no classified run):
+	 * a truncated udp header drops the packet only if a rule's address
+	 * matched, as ip_tables tests the addresses before the matches */
+	{ "set run hotdrop needs its address", T(SET_RUN_HD), CG_INPUT,
+	  { .proto = "udp", .src = "1.1.1.1", .dst = "10.1.0.200", .l4bytes = 4 }, ACC },
+	{ "set run hotdrop on its address", T(SET_RUN_HD), CG_INPUT,
+	  { .proto = "udp", .src = "1.1.1.1", .dst = "10.1.0.3", .l4bytes = 4 }, DRP },
+	{ "set run hit", T(SET_RUN_HD), CG_INPUT,
+	  UDP("1.1.1.1", "10.1.0.3", 1, 85), DRP, "INPUT", 3, 1 },
+	{ "set run miss", T(SET_RUN_HD), CG_INPUT,
+	  UDP("1.1.1.1", "10.1.0.3", 1, 79), ACC, "INPUT", 3, 0 },
 };
 const size_t ncases = sizeof(cases) / sizeof(cases[0]);
 
