@@ -176,6 +176,7 @@ int main(int argc, char **argv)
 		genrules_diff(f, 300, 400);
 		dispatcher_cases(f);
 		conntrack_cases(f);
+		nf_name_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

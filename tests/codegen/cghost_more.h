@@ -494,3 +494,80 @@ static void genrules_diff(const struct flavor *f, int n, int npkts)
 	iptblob_free(&b);
 	free(text);
 }
+
+/* Input devices on netfilter (a test run has none), names with an older
+ * name's bytes after the NUL, linear and classified. */
+static void nf_name_cases(const struct flavor *f)
+{
+	static const struct {
+		const char *name, *rule, *in, *out;
+		int expect;
+	} nc[] = {
+		{ "input device: -i eth0", "-i eth0", "eth0", NULL, 0 },
+		{ "input device: -i eth0 vs eth01", "-i eth0", "eth01", NULL, 1 },
+		{ "input device: -i eth0 vs eth", "-i eth0", "eth", NULL, 1 },
+		{ "input device: -i eth+", "-i eth+", "eth12", NULL, 0 },
+		{ "input device: -i eth+ vs et", "-i eth+", "et", NULL, 1 },
+		{ "input device: ! -i eth0", "! -i eth0", "eth1", NULL, 0 },
+		{ "input device: -i long name", "-i verylongname123", "verylongname123", NULL, 0 },
+		{ "input device: -i long name prefix", "-i verylongname12", "verylongname123", NULL, 1 },
+		{ "input device: -i without a device", "-i eth0", "-", NULL, 1 },
+		{ "input device: -i -o", "-i eth0 -o eth1", "eth0", "eth1", 0 },
+		{ "output device: -o without a device", "-o lo", NULL, "-", 1 },
+	};
+	struct pkt p = UDP("1.1.1.1", "2.2.2.2", 1, 2);
+
+	if (f->mech != CG_NETFILTER)
+		return;
+	for (size_t i = 0; i < sizeof(nc) / sizeof(nc[0]); i++) {
+		struct run_opts ro = { .nf_in = nc[i].in, .nf_out = nc[i].out };
+		char text[2048], err[1024] = "", name[96];
+		size_t len = 0;
+		struct iptblob b;
+		struct ir_table ir;
+
+		/* once alone (linear code), once in a run the classifier
+		 * takes (the same rule among others with other names) */
+		for (int cls = 0; cls < 2; cls++) {
+			struct hprog h[2];
+			struct shared sh[2];
+			unsigned int iplen;
+			__u64 raw = 0;
+			int got[2] = { -1, -1 };
+
+			snprintf(name, sizeof(name), "%s%s", nc[i].name, cls ? " (classified)" : "");
+			if (filter && !strstr(name, filter))
+				continue;
+			len = (size_t)snprintf(text, sizeof(text), "*filter\n");
+			for (int k = 0; cls && k < 12; k++)
+				len += (size_t)snprintf(text + len, sizeof(text) - len,
+					"-A INPUT -i dummy%d -s 10.9.%d.0/24 -j DROP\n", k, k);
+			snprintf(text + len, sizeof(text) - len,
+				 "-A INPUT %s -j DROP\n-A INPUT -i nomatch -j DROP\nCOMMIT\n",
+				 nc[i].rule);
+			memset(h, 0, sizeof(h));
+			memset(sh, 0, sizeof(sh));
+			if (build_ir(text, &b, &ir, err, sizeof(err))) {
+				result(false, f->name, name, "rules: %s", err);
+				continue;
+			}
+			if (build_pair(f, &ir, CG_INPUT, h, sh, err, sizeof(err))) {
+				result(false, f->name, name, "codegen: %s", err);
+			} else {
+				for (int m = 0; m < 2; m++)
+					got[m] = host_run(f, &sh[m], &h[m].ip, CG_INPUT, &p, &ro,
+							  &iplen, &raw, err, sizeof(err));
+				result(got[0] == nc[i].expect && got[1] == nc[i].expect &&
+				       (!cls || h[0].cg.n < h[1].cg.n), f->name, name,
+				       "%s / %s linear, expected %s%s%s%s", verdict_name(got[0]),
+				       verdict_name(got[1]), verdict_name(nc[i].expect),
+				       cls && h[0].cg.n >= h[1].cg.n ? " (no classified run)" : "",
+				       got[0] == -EFAULT || got[1] == -EFAULT ? ": " : "",
+				       got[0] == -EFAULT || got[1] == -EFAULT ? err : "");
+			}
+			pair_free(h, sh);
+			ir_free(&ir);
+			iptblob_free(&b);
+		}
+	}
+}

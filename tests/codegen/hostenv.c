@@ -157,6 +157,24 @@ static void set_ifname(struct shared *sh, __u32 ifindex, const char *name)
 	ip_map_update(&sh->ifinfo, &ifindex, &v);
 }
 
+/* a fake net_device named @name at the pointer field @field ("-": NULL);
+ * after the name's NUL, bytes of an older, longer name (strscpy() does not
+ * clear them), which the prologue must not compare */
+static void set_dev(unsigned char *field, unsigned char *dev, const char *name)
+{
+	static const char old[16] = "oldername_xyz12";
+	__u64 v = 0;
+	size_t n = strlen(name);
+
+	memset(dev, 0x5a, DEV_SIZE);
+	memcpy(dev + DEV_NAME, old, 16);
+	if (strcmp(name, "-")) {
+		memcpy(dev + DEV_NAME, name, n < 15 ? n + 1 : 16);
+		v = (__u64)(unsigned long)dev;
+	}
+	memcpy(field, &v, 8);
+}
+
 static int fib(void *arg, struct bpf_fib_lookup *f)
 {
 	const struct run_opts *ro = arg;
@@ -173,7 +191,7 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 {
 	static const struct run_opts none = { 0 };
 	unsigned char buf[256], skb[SKB_SIZE], state[STATE_SIZE], dev[DEV_SIZE],
-		      ct[CT_SIZE];
+		      dev_in[DEV_SIZE], ct[CT_SIZE];
 	struct ip_env e;
 	size_t n;
 	__u64 r = 0, v;
@@ -204,12 +222,10 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 		memset(skb, 0xa5, sizeof(skb));	/* what no one should read */
 		memset(state, 0, sizeof(state));
 		memset(ct, 0, sizeof(ct));
-		/* as BPF_PROG_TEST_RUN: no input device, output "lo"; the
-		 * bytes after the name's NUL are an older name's */
-		memset(dev, 0x5a, sizeof(dev));
-		memcpy(dev + DEV_NAME, "lo\0d_name_xyz\0\0", 16);
-		v = (__u64)(unsigned long)dev;
-		memcpy(state + STATE_OUT, &v, 8);
+		/* as BPF_PROG_TEST_RUN unless told: no input device,
+		 * output "lo" */
+		set_dev(state + STATE_IN, dev_in, ro->nf_in ? ro->nf_in : "-");
+		set_dev(state + STATE_OUT, dev, ro->nf_out ? ro->nf_out : "lo");
 		/* nf_ct_get(): entry pointer | ctinfo in skb->_nfct */
 		v = (ro->ct ? (__u64)(unsigned long)ct : 0) | (ro->ctinfo & 7);
 		memcpy(skb + SKB_NFCT, &v, 8);
@@ -221,7 +237,8 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 					      { STATE_IN, STATE_OUT }, 2 };
 		e.kobj[2] = (struct ip_kobj){ dev, sizeof(dev), { 0 }, 0 };
 		e.kobj[3] = (struct ip_kobj){ ct, sizeof(ct), { 0 }, 0 };
-		e.nkobj = 4;
+		e.kobj[4] = (struct ip_kobj){ dev_in, sizeof(dev_in), { 0 }, 0 };
+		e.nkobj = 5;
 		e.kf_dynptr_from_skb = KF_FROM_SKB;
 		e.kf_dynptr_slice = KF_SLICE;
 		e.kf_rdonly_cast = KF_CAST;

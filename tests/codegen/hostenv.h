@@ -57,6 +57,9 @@ struct run_opts {
 	 * entry's status @ct_status (IPS_*); 0: none, as in test runs */
 	bool ct;
 	__u8 ctinfo;
+	/* netfilter: the devices (NULL: none in, "lo" out, as test runs);
+	 * "-" for none; bytes of an older name follow the NUL */
+	const char *nf_in, *nf_out;
 	__u64 ct_status;
 	bool clear_cb;		/* tc: cb[] starts 0 (a dispatcher fills it),
 				 * else as the ingress dispatcher leaves it */
