@@ -21,6 +21,7 @@
 #include <linux/pkt_cls.h>
 
 #include "hostenv.h"
+#include "ref.h"
 #include "iptblob.h"
 
 static const char *filter;
@@ -86,6 +87,7 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 	struct ir_table ir;
 	struct shared sh;
 	struct hprog h;
+	struct cg_counter *ref = NULL;
 	char err[1024] = "";
 	int r;
 
@@ -100,7 +102,9 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 	}
 	memset(&sh, 0, sizeof(sh));
 	memset(&h, 0, sizeof(h));
-	r = gen_hook(f, &ir, (enum cg_hook)c->hook, false, &h, &sh, c->name, err, sizeof(err));
+	ref = calloc(ir.nrules, sizeof(*ref));
+	r = ref ? gen_hook(f, &ir, (enum cg_hook)c->hook, false, &h, &sh, c->name, err,
+			   sizeof(err)) : -ENOMEM;
 	if (c->expect == FAILLOAD) {
 		result(r < 0, f->name, c->name, "%s%s", r < 0 ? "refused: " :
 		       "compiled, expected a refusal", r < 0 ? err : "");
@@ -115,11 +119,27 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 		struct run_opts ro = { .headlen = hl };
 		unsigned int iplen = 0;
 		__u64 raw = 0;
-		int got;
+		int got, want, e;
 
 		shared_zero_counters(&sh);
+		memset(ref, 0, ir.nrules * sizeof(*ref));
+		want = host_ref(f, &ir, c->hook, &c->p, &ro, ref);
 		got = host_run(f, &sh, &h.ip, c->hook, &c->p, &ro, &iplen, &raw,
 			       err, sizeof(err));
+		if (want != c->expect) {
+			result(false, f->name, c->name, "the reference says %s, the case %s",
+			       verdict_name(want), verdict_name(c->expect));
+			goto out;
+		}
+		if (got == c->expect && (e = host_ref_counters(&sh, ref, ir.nrules)) >= 0) {
+			struct cg_counter cn = shared_counter(&sh, (unsigned int)e);
+
+			result(false, f->name, c->name,
+			       "headlen %u: counter of entry %d: %llu/%llu, the reference %llu/%llu",
+			       hl, e, (unsigned long long)cn.pkts, (unsigned long long)cn.bytes,
+			       (unsigned long long)ref[e].pkts, (unsigned long long)ref[e].bytes);
+			goto out;
+		}
 		if (got != c->expect) {
 			result(false, f->name, c->name, "headlen %u: %s (r0 %#llx), expected %s%s%s",
 			       hl, verdict_name(got), (unsigned long long)raw,
@@ -144,6 +164,7 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 	}
 	result(true, f->name, c->name, NULL);
 out:
+	free(ref);
 	hprog_free(&h);
 	shared_free(&sh);
 	ir_free(&ir);

@@ -55,7 +55,7 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 		struct ir_table ir;
 		struct hprog h[2];
 		struct shared sh[2];
-		struct cg_counter c[2];
+		struct cg_counter c[2], *refc;
 		int e;
 
 		memset(h, 0, sizeof(h));
@@ -71,6 +71,7 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 		}
 		sets++;
 		shrunk += h[0].cg.n < h[1].cg.n;
+		refc = calloc(ir.nrules, sizeof(*refc));
 		for (int i = 0; i < npkts && !mismatches; i++) {
 			struct pkt p;
 			int v[2];
@@ -78,6 +79,8 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 			unsigned int iplen;
 			/* a third of the packets only partly linear */
 			struct run_opts ro = { .headlen = rnd(3) ? 0 : f->mech == CG_TC ? 14 + 24 : 24 };
+
+			int want;
 
 			random_pkt(&p);
 			for (int m = 0; m < 2 && !mismatches; m++) {
@@ -90,14 +93,21 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 					       verdict_name(v[m]), err, text);
 				}
 			}
-			if (!mismatches && v[0] != v[1]) {
+			want = refc ? host_ref(f, &ir, CG_INPUT, &p, &ro, refc) : -1;
+			if (!mismatches && (v[0] != v[1] || v[0] != want)) {
 				mismatches++;
 				result(false, f->name, name,
-				       "set %d packet %d (%s %s:%d -> %s:%d in %s l4bytes %d fragoff %d): classified %d, linear %d\n%s",
+				       "set %d packet %d (%s %s:%d -> %s:%d in %s l4bytes %d fragoff %d): classified %d, linear %d, reference %d\n%s",
 				       s, i, p.proto, p.src, p.sport, p.dst, p.dport, p.in,
-				       p.l4bytes, p.fragoff, v[0], v[1], text);
+				       p.l4bytes, p.fragoff, v[0], v[1], want, text);
 			}
 		}
+		if (!mismatches && (e = host_ref_counters(&sh[0], refc, ir.nrules)) >= 0) {
+			mismatches++;
+			result(false, f->name, name, "set %d: counters of entry %d differ from the reference\n%s",
+			       s, e, text);
+		}
+		free(refc);
 		if (!mismatches && (e = counters_differ(sh, ir.nrules, c)) >= 0) {
 			mismatches++;
 			result(false, f->name, name,
@@ -447,7 +457,7 @@ static void genrules_diff(const struct flavor *f, int n, int npkts)
 		struct hprog h[2];
 		struct shared sh[2];
 		char name[64], bufs[2][20];
-		struct cg_counter c[2];
+		struct cg_counter c[2], *refc = calloc(ir.nrules, sizeof(*refc));
 		int acc = 0, bad = 0, e;
 
 		snprintf(name, sizeof(name), "gen-ruleset %d hook %d: classified vs linear", n, hook);
@@ -462,23 +472,30 @@ static void genrules_diff(const struct flavor *f, int n, int npkts)
 			struct run_opts ro;
 			unsigned int iplen;
 			__u64 raw;
-			int v[2];
+			int v[2], want;
 
 			gen_pkt(&p, bufs, &ro, f->mech == CG_NETFILTER);
 			for (int m = 0; m < 2; m++)
 				v[m] = host_run(f, &sh[m], &h[m].ip, hook, &p, &ro, &iplen, &raw,
 						err, sizeof(err));
-			if (v[0] < 0 || v[1] < 0 || v[0] != v[1]) {
+			want = refc ? host_ref(f, &ir, hook, &p, &ro, refc) : -1;
+			if (v[0] < 0 || v[1] < 0 || v[0] != v[1] || v[0] != want) {
 				bad = 1;
 				result(false, f->name, name,
-				       "packet %d (%s %s:%d -> %s:%d ctinfo %d): classified %s, linear %s%s%s",
+				       "packet %d (%s %s:%d -> %s:%d ctinfo %d): classified %s, linear %s, reference %s%s%s",
 				       i, p.proto, p.src, p.sport, p.dst, p.dport,
 				       ro.ct || ro.ctinfo ? ro.ctinfo : -1, verdict_name(v[0]),
-				       verdict_name(v[1]), v[0] == -EFAULT || v[1] == -EFAULT ?
-				       ": " : "", v[0] == -EFAULT || v[1] == -EFAULT ? err : "");
+				       verdict_name(v[1]), verdict_name(want),
+				       v[0] == -EFAULT || v[1] == -EFAULT ? ": " : "",
+				       v[0] == -EFAULT || v[1] == -EFAULT ? err : "");
 			}
 			acc += v[0] == 1;
 		}
+		if (!bad && refc && (e = host_ref_counters(&sh[0], refc, ir.nrules)) >= 0) {
+			bad = 1;
+			result(false, f->name, name, "counters of entry %d differ from the reference", e);
+		}
+		free(refc);
 		if (!bad && (e = counters_differ(sh, ir.nrules, c)) >= 0) {
 			bad = 1;
 			result(false, f->name, name, "counters of entry %d: %llu/%llu vs %llu/%llu",

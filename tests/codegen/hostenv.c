@@ -9,6 +9,7 @@
 #include <linux/pkt_cls.h>
 
 #include "hostenv.h"
+#include "ref.h"
 
 /*
  * The fake kernel's layout: offsets unlike any real kernel's on purpose
@@ -268,4 +269,56 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 	if ((int)r == TC_ACT_UNSPEC)
 		return 1;
 	return r == TC_ACT_SHOT ? 0 : -ERANGE;
+}
+
+/* ----- the reference, in the same world ---------------------------------- */
+
+static void ref_name(char *dst, const char *name)
+{
+	memset(dst, 0, IFNAMSIZ);
+	if (name && strcmp(name, "-"))
+		strncpy(dst, name, IFNAMSIZ - 1);
+}
+
+int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
+	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr)
+{
+	static const unsigned int nfhook[CG_NHOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
+	static const struct run_opts none = { 0 };
+	unsigned char buf[256];
+	unsigned int iplen;
+	size_t n = build_pkt(p, false, buf, &iplen);
+	struct ref_pkt rp;
+
+	if (!ro)
+		ro = &none;
+	memset(&rp, 0, sizeof(rp));
+	ref_pkt_from(&rp, buf, (unsigned int)n);
+	if (f->mech == CG_NETFILTER) {
+		ref_name(rp.in, ro->nf_in);
+		ref_name(rp.out, ro->nf_out ? ro->nf_out : "lo");
+		if (ro->ct)	/* XT_CONNTRACK_STATE_BIT(ctinfo), NAT bits */
+			rp.ctstate = 1u << (ro->ctinfo % 3 + 1) |
+				     (ro->ct_status & (1 << 4) ? IR_CT_SNAT : 0) |
+				     (ro->ct_status & (1 << 5) ? IR_CT_DNAT : 0);
+		else
+			rp.ctstate = ro->ctinfo == 7 ? IR_CT_UNTRACKED : IR_CT_INVALID;
+	} else {	/* what the tc world gives each hook (host_run()) */
+		ref_name(rp.in, hook == CG_OUTPUT ? NULL : p->in);
+		ref_name(rp.out, hook == CG_INPUT ? NULL : p->out);
+	}
+	return ref_eval(ir, nfhook[hook], &rp, ctr);
+}
+
+int host_ref_counters(const struct shared *sh, const struct cg_counter *ctr,
+		      unsigned int n)
+{
+	for (unsigned int e = 0; e < n; e++) {
+		struct cg_counter c = shared_counter(sh, e);
+
+		if (c.pkts != ctr[e].pkts || c.bytes != ctr[e].bytes)
+			return (int)e;
+	}
+	return -1;
 }

@@ -74,4 +74,15 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 	     int hook, const struct pkt *p, const struct run_opts *ro,
 	     unsigned int *iplen, __u64 *raw, char *err, size_t len);
 
+/*
+ * The reference's answer (ref.c) for the same packet in the same world as
+ * host_run(): 1 ACCEPT, 0 DROP; @ctr (nrules of them) counted.
+ */
+int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
+	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr);
+
+/* the first entry whose counter differs between @sh and @ctr, or -1 */
+int host_ref_counters(const struct shared *sh, const struct cg_counter *ctr,
+		      unsigned int n);
+
 #endif

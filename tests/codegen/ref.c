@@ -1,0 +1,181 @@
+// SPDX-License-Identifier: GPL-2.0
+/* The reference evaluator (ref.h), after net/ipv4/netfilter/ip_tables.c
+ * and the xt_tcpudp, xt_multiport, xt_iprange, xt_conntrack, xt_state
+ * match functions. */
+#include <arpa/inet.h>
+#include <string.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_tcpudp.h>
+
+#include "ref.h"
+
+void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n)
+{
+	unsigned int ihl = (ip[0] & 0xf) * 4, tot = (unsigned int)(ip[2] << 8 | ip[3]);
+
+	memcpy(&p->saddr, ip + 12, 4);
+	memcpy(&p->daddr, ip + 16, 4);
+	p->proto = ip[9];
+	p->fragoff = (__u16)((ip[6] << 8 | ip[7]) & 0x1fff);
+	if (tot > n)
+		tot = n;
+	p->l4 = ip + ihl;
+	p->l4len = tot > ihl ? tot - ihl : 0;
+	p->len = tot;
+}
+
+/* ifname_compare_aligned() */
+static bool iface_differs(const char *dev, const char *name, const unsigned char *mask)
+{
+	for (int i = 0; i < IFNAMSIZ; i++)
+		if ((dev[i] ^ name[i]) & mask[i])
+			return true;
+	return false;
+}
+
+/* ip_packet_match(): NF_INVF(ip, flag, cond) is cond ^ inverted */
+static bool ip_match(const struct ipt_ip *ip, const struct ref_pkt *p)
+{
+#define INVF(flag, cond) (!!(cond) ^ !!(ip->invflags & (flag)))
+	if (INVF(IPT_INV_SRCIP, (p->saddr & ip->smsk.s_addr) != ip->src.s_addr) ||
+	    INVF(IPT_INV_DSTIP, (p->daddr & ip->dmsk.s_addr) != ip->dst.s_addr))
+		return false;
+	if (INVF(IPT_INV_VIA_IN, iface_differs(p->in, ip->iniface, ip->iniface_mask)) ||
+	    INVF(IPT_INV_VIA_OUT, iface_differs(p->out, ip->outiface, ip->outiface_mask)))
+		return false;
+	if (ip->proto && INVF(IPT_INV_PROTO, p->proto != ip->proto))
+		return false;
+	if (INVF(IPT_INV_FRAG, (ip->flags & IPT_F_FRAG) && !p->fragoff))
+		return false;
+	return true;
+#undef INVF
+}
+
+static bool port_in(__u16 lo, __u16 hi, __u16 port, bool inv)
+{
+	return (port >= lo && port <= hi) ^ inv;
+}
+
+/* one match; *hotdrop as the kernel's par->hotdrop */
+static bool match(const struct ir_match *m, const struct ref_pkt *p, bool *hotdrop)
+{
+	__u16 sport, dport;
+	__u32 a;
+	bool r;
+
+	switch (m->kind) {
+	case IRM_TCP:
+	case IRM_UDP: {
+		unsigned int need = m->kind == IRM_TCP ? 20 : 8;
+
+		if (p->fragoff) {	/* tcp_mt: fragoff 1 is an attack */
+			if (m->kind == IRM_TCP && p->fragoff == 1)
+				*hotdrop = true;
+			return false;
+		}
+		if (p->l4len < need) {
+			*hotdrop = true;
+			return false;
+		}
+		sport = (__u16)(p->l4[0] << 8 | p->l4[1]);
+		dport = (__u16)(p->l4[2] << 8 | p->l4[3]);
+		r = port_in(m->tu.spts[0], m->tu.spts[1], sport,
+			    m->tu.invflags & XT_TCP_INV_SRCPT) &&
+		    port_in(m->tu.dpts[0], m->tu.dpts[1], dport,
+			    m->tu.invflags & XT_TCP_INV_DSTPT);
+		if (m->kind == IRM_TCP)
+			r = r && (((p->l4[13] & m->tu.flg_mask) == m->tu.flg_cmp) ^
+				  !!(m->tu.invflags & XT_TCP_INV_FLAGS));
+		return r;
+	}
+	case IRM_ICMP:
+		if (p->fragoff)
+			return false;
+		if (p->l4len < 8) {	/* sizeof(struct icmphdr) */
+			*hotdrop = true;
+			return false;
+		}
+		return (m->icmp.type == 0xff ||
+			(p->l4[0] == m->icmp.type && p->l4[1] >= m->icmp.code_min &&
+			 p->l4[1] <= m->icmp.code_max)) ^ m->icmp.inv;
+	case IRM_MPORT:
+		if (p->fragoff)
+			return false;
+		if (p->l4len < 4) {
+			*hotdrop = true;
+			return false;
+		}
+		sport = (__u16)(p->l4[0] << 8 | p->l4[1]);
+		dport = (__u16)(p->l4[2] << 8 | p->l4[3]);
+		for (unsigned int k = 0; k < m->mp.count; k++) {
+			bool s = sport >= m->mp.lo[k] && sport <= m->mp.hi[k];
+			bool d = dport >= m->mp.lo[k] && dport <= m->mp.hi[k];
+
+			if ((m->mp.mode == IR_MP_SRC && s) || (m->mp.mode == IR_MP_DST && d) ||
+			    (m->mp.mode == IR_MP_EITHER && (s || d)))
+				return !m->mp.inv;
+		}
+		return m->mp.inv;
+	case IRM_IPRANGE:
+		if (m->ipr.src) {
+			a = ntohl(p->saddr);
+			if ((a < m->ipr.src_min || a > m->ipr.src_max) ^ m->ipr.src_inv)
+				return false;
+		}
+		if (m->ipr.dst) {
+			a = ntohl(p->daddr);
+			if ((a < m->ipr.dst_min || a > m->ipr.dst_max) ^ m->ipr.dst_inv)
+				return false;
+		}
+		return true;
+	case IRM_CTSTATE:
+		return !!(m->ct.mask & p->ctstate) ^ m->ct.inv;
+	}
+	return false;
+}
+
+int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
+	     struct cg_counter *ctr)
+{
+	unsigned int stack[64], depth = 0, e = ir->hook_entry[nfhook], steps = 0;
+	bool hotdrop = false;
+
+	while (e < ir->nrules && steps++ < 1000000) {
+		const struct ir_rule *r = &ir->rules[e];
+		bool ok = ip_match(&r->ip, p);
+
+		for (unsigned int k = 0; ok && k < r->nmatch; k++)
+			ok = match(&r->m[k], p, &hotdrop);
+		if (hotdrop)
+			return 0;
+		if (!ok) {
+			e++;
+			continue;
+		}
+		ctr[e].pkts++;
+		ctr[e].bytes += p->len;
+		switch (r->verdict) {
+		case IRV_ACCEPT:
+			return 1;
+		case IRV_DROP:
+		case IRV_ERROR:
+			return 0;
+		case IRV_RETURN:
+			e = depth ? stack[--depth] + 1 : ir->underflow[nfhook];
+			break;
+		case IRV_JUMP:
+			if (depth == sizeof(stack) / sizeof(stack[0]))
+				return -1;
+			stack[depth++] = e;
+			e = r->target;
+			break;
+		case IRV_GOTO:
+			e = r->target;
+			break;
+		case IRV_CONTINUE:
+			e++;
+			break;
+		}
+	}
+	return -1;		/* fell off the table: not a valid one */
+}

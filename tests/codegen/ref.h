@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * A reference for the generated programs: the rule IR evaluated in C the
+ * way ipt_do_table() walks the blob (ip_packet_match(), each match's
+ * kernel function with its hotdrop, the jump stack, counters), written
+ * from the kernel's code, not from the code generator's.
+ */
+#ifndef CG_REF_H
+#define CG_REF_H
+
+#include <stdbool.h>
+#include "cgen/codegen.h"
+#include "ir/ir.h"
+
+/* what ip_tables sees of a packet */
+struct ref_pkt {
+	__u32 saddr, daddr;	/* network order */
+	__u8 proto;
+	__u16 fragoff;
+	const unsigned char *l4;	/* the transport header ... */
+	unsigned int l4len;	/* ... and the bytes of it there are */
+	char in[IFNAMSIZ], out[IFNAMSIZ];	/* zero-padded, "" for none */
+	unsigned int ctstate;	/* IR_CT_* bit of the packet */
+	unsigned int len;	/* bytes counted */
+};
+
+/*
+ * Evaluate @ir at netfilter hook @nfhook (NF_INET_*) for @p; add to
+ * @ctr[nrules] as ip_tables counts.  1 ACCEPT, 0 DROP.
+ */
+int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
+	     struct cg_counter *ctr);
+
+/* @p's IP packet (@ip, @n bytes from the IP header) as ip_tables sees it */
+void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n);
+
+#endif
