@@ -70,12 +70,17 @@ struct cg_counter {
  * interpreter runs it on the host).
  */
 enum cg_map_source {
-	CG_MAP_OWN,		/* created by the loader from the description,
-				 * filled with @elems, left writable */
-	CG_MAP_COUNTERS,	/* shared objects the loader supplies; their */
-	CG_MAP_IFINFO,		/* description is still filled in (type,   */
-	CG_MAP_GEN,		/* sizes), for whoever emulates them       */
-	CG_MAP_PROGS,
+	/* created by the loader from the description, filled with @elems,
+	 * left writable (set-like runs, classifier groups: hash maps) */
+	CG_MAP_OWN,
+	/*
+	 * Shared objects the loader supplies; their description is still
+	 * filled in (type, sizes), for whoever emulates them.
+	 */
+	CG_MAP_COUNTERS,	/* array[1], mmapable: struct cg_counter[nrules] */
+	CG_MAP_IFINFO,		/* TC: hash ifindex -> struct cg_ifinfo */
+	CG_MAP_GEN,		/* array[1]: u32, bit 0 the generation in force */
+	CG_MAP_PROGS,		/* prog array: [gen * CG_NHOOKS + hook] */
 };
 
 /*
