@@ -12,13 +12,17 @@
 # every module build links the same image.  Modules are built out of tree
 # in build/kmod/KVER/ so that several kernels can be served from one tree.
 
-VERSION := 0.1.0
+# The one version of everything (module, helper, DKMS, package): VERSION.
+VERSION := $(shell cat VERSION)
 
 # Kernels whose headers are installed, oldest first.
 KVERS_INSTALLED := $(shell for d in /lib/modules/*/build; do \
 	[ -e "$$d/Module.symvers" ] && basename "$$(dirname "$$d")"; done | sort -V)
 KVER ?= $(lastword $(KVERS_INSTALLED))
 KVERS ?= $(KVERS_INSTALLED)
+
+# kbuild's convention: V=1 shows every command.
+Q := $(if $(filter 1,$(V)),,@)
 
 HELPER := umh/ebpfilter-umh
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
@@ -27,7 +31,7 @@ KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
 all: module
 
 helper:
-	$(MAKE) -C umh
+	@$(MAKE) --no-print-directory -C umh
 
 $(HELPER): helper
 
@@ -45,7 +49,7 @@ module-for:
 		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }
 	@mkdir -p $(KMOD_BUILD)/$(KVER)/compat
 	@for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done
-	$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
+	$(Q)$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
 		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) modules
 	@echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
 

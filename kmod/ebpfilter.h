@@ -6,8 +6,6 @@
 #include <linux/init.h>
 #include <linux/types.h>
 
-#define EBPFILTER_VERSION "0.1.0"
-
 struct ebpf_exchange;
 
 /* Module parameters (main.c). */

@@ -9,7 +9,6 @@
  * without waiting for callers).  If ip_tables holds the range, the helper
  * is stopped again and the load fails with -EBUSY.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>

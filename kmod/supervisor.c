@@ -9,7 +9,6 @@
  * stops, requests and death handling.  The channel's sk_state_change
  * callback only queues death_work, which takes the lock.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/ktime.h>

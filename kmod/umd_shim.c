@@ -22,7 +22,6 @@
  * The helper is a child of kthreadd, which reaps it at exit; its exit code
  * is read from the task_struct we hold a reference on.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
 #include <linux/delay.h>
