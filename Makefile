@@ -21,8 +21,7 @@ KVERS_INSTALLED := $(shell for d in /lib/modules/*/build; do \
 KVER ?= $(lastword $(KVERS_INSTALLED))
 KVERS ?= $(KVERS_INSTALLED)
 
-# kbuild's convention: V=1 shows every command.
-Q := $(if $(filter 1,$(V)),,@)
+include mk/quiet.mk
 
 HELPER := umh/ebpfilter-umh
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
