@@ -34,8 +34,8 @@ static int __init ebpfilter_init(void)
 {
 	int err;
 
-	if (max_table_bytes > 60u << 20 || !handshake_timeout_ms ||
-	    !request_timeout_ms) {
+	if (max_table_bytes > EBPF_MAX_TABLE_BYTES_CEILING ||
+	    !handshake_timeout_ms || !request_timeout_ms) {
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}
