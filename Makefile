@@ -63,6 +63,7 @@ demo: helper
 
 clean:
 	$(MAKE) -C umh clean
+	$(MAKE) -C tests clean
 	rm -rf build/kmod build/tests
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod* kmod/.*.cmd kmod/Module.symvers kmod/modules.order
 	rm -rf kmod/compat/generated
