@@ -74,7 +74,7 @@ src_version() {
 
 # A tree this script fetched from another suite, or before it required the
 # whole source package (older versions fell back to the upstream tarball),
-# is fetched again.
+# is fetched again; it is replaced only once the new one is unpacked.
 stale_src() {
 	local f=$SRC/$1/.ebpfilter-source
 	[ -f "$f" ] || return 1
@@ -87,9 +87,10 @@ fetch_pkg() {
 	local name=$1 suite=$2 dest=$SRC/$1
 	if stale_src "$name" "$suite"; then
 		step REFETCH "$name: $dest is not the $suite source package"
-		rm -rf "$dest" "$SRC/.dl/$name"
+		rm -rf "$SRC/.dl/$name"
+	elif [ -d "$dest" ]; then
+		return 0
 	fi
-	[ -d "$dest" ] && return 0
 	command -v apt-get >/dev/null || die "apt-get not found; fetch $name/$suite sources yourself and use --src"
 
 	step FETCH "$name/$suite"
@@ -147,6 +148,7 @@ fetch_pkg() {
 		echo "method: $method"
 		printf '%s' "$sums"
 	} > "$dest.tmp/.ebpfilter-source"
+	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 }
 
