@@ -74,7 +74,8 @@ src_version() {
 
 # A tree this script fetched from another suite, or before it required the
 # whole source package (older versions fell back to the upstream tarball),
-# is fetched again; it is replaced only once the new one is unpacked.
+# is fetched again; it (and its downloads in .dl/) stay until the new one is
+# unpacked.
 stale_src() {
 	local f=$SRC/$1/.ebpfilter-source
 	[ -f "$f" ] || return 1
@@ -87,7 +88,6 @@ fetch_pkg() {
 	local name=$1 suite=$2 dest=$SRC/$1
 	if stale_src "$name" "$suite"; then
 		step REFETCH "$name: $dest is not the $suite source package"
-		rm -rf "$SRC/.dl/$name"
 	elif [ -d "$dest" ]; then
 		return 0
 	fi
