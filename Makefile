@@ -56,10 +56,10 @@ modules-all: helper
 	@for k in $(KVERS); do $(MAKE) --no-print-directory module-for KVER=$$k || exit 1; done
 
 check: helper
-	tests/run-all
+	$(Q)tests/run-all
 
 demo: helper
-	tests/demo
+	$(Q)tests/demo
 
 clean:
 	$(MAKE) -C umh clean
