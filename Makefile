@@ -12,13 +12,16 @@
 # every module build links the same image.  Modules are built out of tree
 # in build/kmod/KVER/ so that several kernels can be served from one tree.
 
-VERSION := 0.1.0
+# The one version of everything (module, helper, DKMS, package): VERSION.
+VERSION := $(shell cat VERSION)
 
 # Kernels whose headers are installed, oldest first.
 KVERS_INSTALLED := $(shell for d in /lib/modules/*/build; do \
 	[ -e "$$d/Module.symvers" ] && basename "$$(dirname "$$d")"; done | sort -V)
 KVER ?= $(lastword $(KVERS_INSTALLED))
 KVERS ?= $(KVERS_INSTALLED)
+
+include mk/quiet.mk
 
 HELPER := umh/ebpfilter-umh
 KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
@@ -27,7 +30,7 @@ KMOD_SRCS := $(wildcard kmod/*.c kmod/*.h kmod/*.S) kmod/Kbuild \
 all: module
 
 helper:
-	$(MAKE) -C umh
+	@$(MAKE) --no-print-directory -C umh
 
 $(HELPER): helper
 
@@ -45,7 +48,7 @@ module-for:
 		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }
 	@mkdir -p $(KMOD_BUILD)/$(KVER)/compat
 	@for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done
-	$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
+	$(Q)$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
 		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) modules
 	@echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
 
@@ -53,13 +56,14 @@ modules-all: helper
 	@for k in $(KVERS); do $(MAKE) --no-print-directory module-for KVER=$$k || exit 1; done
 
 check: helper
-	tests/run-all
+	$(Q)tests/run-all
 
 demo: helper
-	tests/demo
+	$(Q)tests/demo
 
 clean:
 	$(MAKE) -C umh clean
+	$(MAKE) -C tests clean
 	rm -rf build/kmod build/tests
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod* kmod/.*.cmd kmod/Module.symvers kmod/modules.order
 	rm -rf kmod/compat/generated

@@ -12,7 +12,6 @@
  * Everything the helper sends is untrusted: magic, version, type, id and
  * every length are checked before anything is allocated or copied.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/completion.h>
 #include <linux/jiffies.h>

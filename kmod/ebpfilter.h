@@ -6,9 +6,14 @@
 #include <linux/init.h>
 #include <linux/types.h>
 
-#define EBPFILTER_VERSION "0.1.0"
-
 struct ebpf_exchange;
+
+/*
+ * max_table_bytes' ceiling (60 MiB): a rule blob travels to the helper in
+ * one channel message, whose payload is at most EBPF_PROTO_MAX_PAYLOAD
+ * (64 MiB) including struct ipt_replace and the message's own fields.
+ */
+#define EBPF_MAX_TABLE_BYTES_CEILING	(60u << 20)
 
 /* Module parameters (main.c). */
 extern unsigned int handshake_timeout_ms;

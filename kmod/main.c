@@ -9,7 +9,6 @@
  * without waiting for callers).  If ip_tables holds the range, the helper
  * is stopped again and the load fails with -EBUSY.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
@@ -35,8 +34,8 @@ static int __init ebpfilter_init(void)
 {
 	int err;
 
-	if (max_table_bytes > 60u << 20 || !handshake_timeout_ms ||
-	    !request_timeout_ms) {
+	if (max_table_bytes > EBPF_MAX_TABLE_BYTES_CEILING ||
+	    !handshake_timeout_ms || !request_timeout_ms) {
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}

@@ -10,7 +10,6 @@
  * nothing elsewhere (requests from other namespaces are refused, see
  * sockopt.c), exactly as ip_tables shows a namespace without tables.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/proc_fs.h>
 #include <linux/seq_file.h>

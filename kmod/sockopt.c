@@ -14,7 +14,6 @@
  * exist"), which is what ip_tables answers where a namespace has no table;
  * revision queries describe extensions, not tables, and are answered.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/capability.h>
 #include <linux/compat.h>

@@ -9,7 +9,6 @@
  * stops, requests and death handling.  The channel's sk_state_change
  * callback only queues death_work, which takes the lock.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jiffies.h>
 #include <linux/ktime.h>
@@ -368,8 +367,11 @@ static int ensure_running_locked(void)
 	if (sup.umd.tgid || sup.umd.chan)
 		helper_gone_locked(NULL);	/* died, not yet noticed */
 	if (sup.throttle_until && time_before(jiffies, sup.throttle_until)) {
+		unsigned int left_s = jiffies_to_msecs(sup.throttle_until -
+						       jiffies) / MSEC_PER_SEC + 1;
+
 		pr_warn_ratelimited("helper restart throttled for %u more s; request refused\n",
-				    jiffies_to_msecs(sup.throttle_until - jiffies) / 1000 + 1);
+				    left_s);
 		return -EIO;
 	}
 	return start_locked() ? -EIO : 0;

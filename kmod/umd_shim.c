@@ -22,7 +22,6 @@
  * The helper is a child of kthreadd, which reaps it at exit; its exit code
  * is read from the task_struct we hold a reference on.
  */
-#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/cred.h>
 #include <linux/delay.h>
@@ -209,14 +208,17 @@ static bool umd_task_alive(struct ebpf_umd *umd)
 	return alive;
 }
 
+/* How often umd_wait_reaped() looks again. */
+#define UMD_REAP_POLL_MS	20
+
 /* Wait until kthreadd has reaped the helper; false if it is still there. */
 static bool umd_wait_reaped(struct ebpf_umd *umd, unsigned int ms)
 {
 	while (umd_task_alive(umd)) {
-		if (ms < 20)
+		if (ms < UMD_REAP_POLL_MS)
 			return false;
-		msleep(20);
-		ms -= 20;
+		msleep(UMD_REAP_POLL_MS);
+		ms -= UMD_REAP_POLL_MS;
 	}
 	return true;
 }

@@ -28,7 +28,7 @@
 #include "vault/state_store.h"
 
 #ifndef EBPFILTER_VERSION
-#define EBPFILTER_VERSION "0.1.0"
+#error "EBPFILTER_VERSION: umh/Makefile passes it from the top-level VERSION file"
 #endif
 
 /* The parent of every usermode helper is kthreadd, pid 2. */

@@ -45,19 +45,6 @@ mkdir -p "$(dirname "$out")"
 	   exported umd_unload_blob && exported umd_cleanup_helper; then
 		echo "#define EBPF_HAVE_NATIVE_UMD 1"
 	fi
-
-	# 2023-01 (v6.3) kernel/fork.c: thread_group_exited() lost its
-	# export (gone from 6.12's Module.symvers).  Liveness uses pid_task()
-	# and channel EOF instead; recorded for the dmesg banner only.
-	if exported thread_group_exited; then
-		echo "#define EBPF_HAVE_THREAD_GROUP_EXITED 1"
-	fi
-
-	# 2023-01 (v6.3) include/linux/sched/task.h: put_task_struct() may
-	# defer to __put_task_struct_rcu_cb() (PREEMPT_RT); either export works.
-	if exported __put_task_struct_rcu_cb; then
-		echo "#define EBPF_HAVE_PUT_TASK_STRUCT_RCU_CB 1"
-	fi
 } > "$tmp"
 
 # What the blob-exec shim is built from (kmod/umd_shim.c, kmod/channel.c,

@@ -2,7 +2,7 @@
 /*
  * Writes the seed corpus of fuzz_replace into the directory given as
  * argv[1]: request sequences (see fuzz_replace.c for the format) around
- * real-looking tables built with tests/unit/ipt_builder.
+ * real-looking tables built with tests/lib/ipt_builder.
  */
 #include <stdio.h>
 #include <stdlib.h>

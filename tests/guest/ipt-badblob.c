@@ -13,8 +13,8 @@
  * It also prints a hash of GET_ENTRIES for the tables it installs, which
  * makes the byte-for-byte comparison of the two backends.
  *
- * Built statically on the host with tests/unit/ipt_builder.c and
- * umh/lib/buf.c (make -C tests/unit guest-tools).
+ * Built statically on the host with tests/lib/ipt_builder.c and
+ * umh/lib/buf.c (make -C tests tools).
  *
  * Only names ip_tables cannot load a module for are used where a table or
  * extension must be unknown ("nat" would load iptable_nat, "limit" xt_limit:

@@ -8,12 +8,7 @@
 . tests/guest/ipt-lib.sh
 
 bin=$IPT_BADBLOB
-if [ ! -x "$bin" ]; then
-	# not built on the host (make -C tests/unit guest-tools): build here
-	bin=$IPT_OUT/ipt-badblob
-	gcc -static -O2 -Itests/unit -Iumh -o "$bin" tests/guest/ipt-badblob.c \
-		tests/unit/ipt_builder.c umh/lib/buf.c || fail "cannot build ipt-badblob"
-fi
+[ -x "$bin" ] || fail "no $bin: build it on the host (make -C tests tools)"
 
 # Where ebpfilter refuses state/conntrack, both backends get tables
 # without them (ipt-refusals.sh tests the refusal).

@@ -63,7 +63,7 @@ dkms status ebpfilter | grep -q "ebpfilter/.*, $k, .*: installed" ||
 ko=$(modinfo -n ebpfilter) || fail "modinfo cannot find ebpfilter"
 echo "$ko"
 case $ko in */updates/dkms/ebpfilter.ko*) ;; *) fail "ebpfilter resolves to $ko, not the DKMS module" ;; esac
-assert_eq 0.1.0 "$(modinfo -F version ebpfilter)" "module version"
+assert_eq "$(cat VERSION)" "$(modinfo -F version ebpfilter)" "module version"
 [ -f /etc/modprobe.d/ebpfilter.conf ] || fail "no /etc/modprobe.d/ebpfilter.conf"
 [ -f /etc/modules-load.d/ebpfilter.conf ] || fail "no /etc/modules-load.d/ebpfilter.conf"
 ! grep -q '^[[:space:]]*ebpfilter' /etc/modules-load.d/ebpfilter.conf ||
@@ -96,6 +96,6 @@ dpkg --purge ebpfilter-dkms || fail "dpkg --purge failed"
 left=$(find /lib/modules/*/updates /var/lib/dkms -name 'ebpfilter*' 2>/dev/null)
 [ -z "$left" ] || fail "left behind: $left"
 ! modinfo ebpfilter >/dev/null 2>&1 || fail "modinfo still finds ebpfilter"
-[ ! -e /usr/src/ebpfilter-0.1.0 ] || fail "/usr/src/ebpfilter-0.1.0 left"
+[ ! -e "/usr/src/ebpfilter-$(cat VERSION)" ] || fail "/usr/src/ebpfilter-$(cat VERSION) left"
 [ ! -e /etc/modprobe.d/ebpfilter.conf ] || fail "conffile left after purge"
 note "PASS after $(secs)"

@@ -4,14 +4,10 @@
 . tests/verdict/topology.sh
 
 VPROBE=${VPROBE:-build/tests/vprobe}
-# The probe tool: built on the host (tests/verdict/Makefile or run-all); if
-# it is missing or stale, build it here (slow under TCG, but works).
+# The probe tool, built on the host (make -C tests tools; run-all does).
 verdict_tools() {
-	if [ ! -x "$VPROBE" ] || [ tests/verdict/vprobe.c -nt "$VPROBE" ]; then
-		VPROBE=/tmp/vprobe
-		gcc -O2 -Wall -static -o "$VPROBE" tests/verdict/vprobe.c ||
-			fail "cannot build vprobe"
-	fi
+	[ -x "$VPROBE" ] && [ ! tests/verdict/vprobe.c -nt "$VPROBE" ] ||
+		fail "no up-to-date $VPROBE: build it on the host (make -C tests tools)"
 }
 
 # Does the kernel have netfilter BPF links (else ebpfilter uses tc)?

@@ -23,12 +23,13 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 self="$here/$(basename "${BASH_SOURCE[0]}")"
 
-# package  suite   (pins; libbpf >= 1.4 is needed for BPF_PROG_TYPE_NETFILTER
-# links, bpf_program__attach_netfilter)
+# package  suite   (pins; libbpf >= 1.2 is needed for BPF_PROG_TYPE_NETFILTER
+# links, bpf_program__attach_netfilter: bookworm has 1.1.2, so libbpf comes
+# from trixie, whose whole source package the archive serves; see README.md)
 PINS=(
 	"zlib bookworm"
 	"elfutils bookworm"
-	"libbpf bookworm-backports"
+	"libbpf trixie"
 )
 
 fetch_only=0
@@ -52,6 +53,9 @@ JOBS=${JOBS:-$(nproc 2>/dev/null || echo 2)}
 
 die() { echo "build.sh: error: $*" >&2; exit 1; }
 log() { echo "build.sh: $*" >&2; }
+# One kbuild-style line per step ("  DEPS    zlib ..."); the tools' own
+# output goes to a log file, shown when the step fails.
+step() { printf '  %-7s %s\n' "$1" "$2"; }
 
 # ---------------------------------------------------------------- sources --
 
@@ -68,13 +72,28 @@ src_version() {
 	fi
 }
 
+# A tree this script fetched from another suite, or before it required the
+# whole source package (older versions fell back to the upstream tarball),
+# is fetched again; it (and its downloads in .dl/) stay until the new one is
+# unpacked.
+stale_src() {
+	local f=$SRC/$1/.ebpfilter-source
+	[ -f "$f" ] || return 1
+	grep -qx "suite: $2" "$f" &&
+		grep -qx 'method: debian source package (dpkg-source -x)' "$f" && return 1
+	return 0
+}
+
 fetch_pkg() {
 	local name=$1 suite=$2 dest=$SRC/$1
-	[ -d "$dest" ] && return 0
-	[ -n "$src_given" ] && die "prepared source tree $dest is missing"
+	if stale_src "$name" "$suite"; then
+		step REFETCH "$name: $dest is not the $suite source package"
+	elif [ -d "$dest" ]; then
+		return 0
+	fi
 	command -v apt-get >/dev/null || die "apt-get not found; fetch $name/$suite sources yourself and use --src"
 
-	log "fetching $name/$suite"
+	step FETCH "$name/$suite"
 	local dl=$SRC/.dl/$name tmp aptopt=()
 	mkdir -p "$dl"
 	[ "$(id -u)" = 0 ] && aptopt=(-o APT::Sandbox::User=root)
@@ -92,11 +111,10 @@ fetch_pkg() {
 	(cd "$dl" && apt-get "${aptopt[@]}" source --download-only -qq "$name/$suite") \
 		> "$dl/fetch.log" 2>&1 || true
 
-	local url file size hash dsc="" orig="" missing=() sums=""
+	local url file size hash dsc="" missing=() sums=""
 	while read -r url file size hash; do
 		case "$file" in
 		*.dsc) dsc=$file ;;
-		*.orig.tar.*[!c]) orig=$file ;; # not .asc
 		esac
 		if [ ! -f "$dl/$file" ]; then
 			missing+=("$file")
@@ -110,26 +128,19 @@ fetch_pkg() {
 	local version=${dsc#"${name}"_}
 	version=${version%.dsc}
 
-	rm -rf "$dest.tmp"
-	local method
-	if [ ${#missing[@]} = 0 ]; then
-		dpkg-source -x "$dl/$dsc" "$dest.tmp" > "$dl/unpack.log" 2>&1 ||
-			{ cat "$dl/unpack.log" >&2; die "dpkg-source -x $dsc failed"; }
-		method="debian source package (dpkg-source -x)"
-		# dpkg-source leaves copies of the orig tarballs next to the tree.
-		rm -f "$SRC/${name}"_*.orig.tar.*
-	elif [ -n "$orig" ] && [ -f "$dl/$orig" ]; then
-		# Some mirrors lack a package's .dsc/.debian.tar (seen for libbpf in
-		# bookworm-backports) while the upstream tarball, checksummed by the
-		# signed Sources index, is there. Debian's libbpf carries no patches.
-		log "WARNING: $name $version: cannot fetch ${missing[*]}; using the upstream tarball $orig alone (no Debian patches)"
-		mkdir -p "$dest.tmp"
-		tar -xf "$dl/$orig" -C "$dest.tmp" --strip-components=1
-		method="upstream tarball only ($orig); not fetchable: ${missing[*]}"
-	else
-		cat "$dl/fetch.log" >&2
-		die "cannot fetch the sources of $name $version from $suite (missing: ${missing[*]}). Only the Debian archive is reachable here; fetch them elsewhere and use --src DIR"
+	# The whole source package or nothing: the upstream tarball alone would
+	# build without Debian's patches, and silently differ from what VERSIONS
+	# says was tested.
+	if [ ${#missing[@]} != 0 ]; then
+		grep -E '^(E|Err):' "$dl/fetch.log" >&2 || cat "$dl/fetch.log" >&2
+		die "cannot fetch the whole source package $name $version from $suite: the mirror does not serve ${missing[*]}. Use a mirror that does (the deb-src entry, see .ci/install-deps), or fetch and unpack the package elsewhere (apt-get source $name/$suite) and use --src DIR"
 	fi
+	rm -rf "$dest.tmp"
+	dpkg-source -x "$dl/$dsc" "$dest.tmp" > "$dl/unpack.log" 2>&1 ||
+		{ cat "$dl/unpack.log" >&2; die "dpkg-source -x $dsc failed"; }
+	local method="debian source package (dpkg-source -x)"
+	# dpkg-source leaves copies of the orig tarballs next to the tree.
+	rm -f "$SRC/${name}"_*.orig.tar.*
 	{
 		echo "package: $name"
 		echo "suite: $suite"
@@ -137,13 +148,15 @@ fetch_pkg() {
 		echo "method: $method"
 		printf '%s' "$sums"
 	} > "$dest.tmp/.ebpfilter-source"
+	rm -rf "$dest"
 	mv "$dest.tmp" "$dest"
 }
 
 if [ -z "$src_given" ] || [ "$fetch_only" = 1 ]; then
 	for p in "${PINS[@]}"; do
 		set -- $p
-		[ -d "$SRC/$1" ] || { mkdir -p "$SRC"; fetch_pkg "$1" "$2"; }
+		mkdir -p "$SRC"
+		fetch_pkg "$1" "$2"
 	done
 fi
 [ "$fetch_only" = 1 ] && exit 0
@@ -201,13 +214,13 @@ t0=$(date +%s)
 # never -I/usr/include. libbpf's newer copies of some uapi headers (bpf.h,
 # if_link.h, ...) replace the system's (bookworm's linux-libc-dev is 6.1).
 UAPI=$OUT/uapi
-log "uapi headers -> $UAPI"
+step UAPI "$UAPI"
 cp -r /usr/include/linux /usr/include/asm-generic "$UAPI/"
 cp -r /usr/include/x86_64-linux-gnu/asm "$UAPI/asm"
 cp "$SRC"/libbpf/include/uapi/linux/*.h "$UAPI/linux/"
 
 # zlib
-log "zlib $(src_version zlib)"
+step DEPS "zlib $(src_version zlib) -> libz.a"
 cp -a "$SRC/zlib" "$B/zlib"
 (
 	cd "$B/zlib"
@@ -219,7 +232,7 @@ cp "$B/zlib/zlib.h" "$B/zlib/zconf.h" "$OUT/include/"
 
 # libelf from elfutils. configure looks for argp/fts/obstack, which libelf
 # does not use: preset them. lib/ is skipped (needs argp.h).
-log "elfutils $(src_version elfutils) (libelf only)"
+step DEPS "elfutils $(src_version elfutils) -> libelf.a"
 cp -a "$SRC/elfutils" "$B/elfutils"
 (
 	cd "$B/elfutils"
@@ -238,7 +251,7 @@ cp "$B/elfutils/libelf/libelf.a" "$OUT/lib/"
 cp "$B/elfutils/libelf/libelf.h" "$B/elfutils/libelf/gelf.h" "$B/elfutils/libelf/nlist.h" "$OUT/include/"
 
 # libbpf
-log "libbpf $(src_version libbpf)"
+step DEPS "libbpf $(src_version libbpf) -> libbpf.a"
 cp -a "$SRC/libbpf" "$B/libbpf"
 mkdir -p "$B/libbpf/obj"
 (
@@ -251,7 +264,7 @@ mkdir -p "$B/libbpf/obj"
 ) > "$B/libbpf.log" 2>&1 || { tail -40 "$B/libbpf.log" >&2; die "libbpf build failed (log: $B/libbpf.log)"; }
 cp "$B/libbpf/obj/libbpf.a" "$OUT/lib/"
 grep -q 'bpf_program__attach_netfilter' "$OUT/include/bpf/libbpf.h" ||
-	die "libbpf $(src_version libbpf) lacks bpf_program__attach_netfilter (need >= 1.4)"
+	die "libbpf $(src_version libbpf) lacks bpf_program__attach_netfilter (need >= 1.2)"
 
 # Record what was used.
 {
@@ -275,4 +288,4 @@ fi
 
 rm -rf "$B"
 echo "$key" > "$OUT/.stamp"
-log "done in $(( $(date +%s) - t0 ))s: $(cd "$OUT/lib" && ls -1 | tr '\n' ' ')"
+step DEPS "done in $(( $(date +%s) - t0 ))s: $OUT"

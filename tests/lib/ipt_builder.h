@@ -5,7 +5,9 @@
  * rules + RETURN tail, then the ERROR "ERROR" tail), plus the request
  * buffers (struct ipt_replace + blob, struct xt_counters_info + counters)
  * that iptables sends.  Tests then corrupt the result byte by byte.
- * Shared by the unit tests and the fuzzer's seed generator.
+ * The one builder of test blobs: the unit tests, the fuzzer's seed
+ * generator, the guest's ipt-badblob, and (through iptblob.h, which parses
+ * iptables-save text) the code-generation tests.
  */
 #ifndef TESTS_IPT_BUILDER_H
 #define TESTS_IPT_BUILDER_H
@@ -17,8 +19,15 @@
 
 #include "lib/buf.h"
 
-#define TB_MAX_FIXUPS	64
-#define TB_MAX_CHAINS	32
+struct tb_fixup {
+	unsigned int verdict_at;
+	char chain[XT_FUNCTION_MAXNAMELEN];
+};
+
+struct tb_chain {
+	char name[XT_FUNCTION_MAXNAMELEN];
+	unsigned int first_rule;	/* offset */
+};
 
 struct tb {
 	struct buf b;		/* the entries */
@@ -26,16 +35,10 @@ struct tb {
 	unsigned int num_entries;
 	unsigned int hook_entry[NF_INET_NUMHOOKS];
 	unsigned int underflow[NF_INET_NUMHOOKS];
-	struct {
-		unsigned int verdict_at;
-		char chain[XT_FUNCTION_MAXNAMELEN];
-	} fixup[TB_MAX_FIXUPS];
-	unsigned int nfixup;
-	struct {
-		char name[XT_FUNCTION_MAXNAMELEN];
-		unsigned int first_rule;
-	} chain[TB_MAX_CHAINS];
-	unsigned int nchain;
+	struct tb_fixup *fixup;	/* jumps, resolved by tb_finish() */
+	unsigned int nfixup, fixup_cap;
+	struct tb_chain *chain;	/* user chains */
+	unsigned int nchain, chain_cap;
 };
 
 void tb_init(struct tb *t);
@@ -52,6 +55,8 @@ void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
 /* End the entry with a target. */
 void tb_std(struct tb *t, int verdict);
 void tb_jump(struct tb *t, const char *chain, bool is_goto);
+/* A standard target that continues with the next entry (a rule without -j). */
+void tb_fallthrough(struct tb *t);
 void tb_error(struct tb *t, const char *errorname);
 void tb_target(struct tb *t, const char *name, uint8_t rev, const void *data,
 	       unsigned int len);
@@ -61,7 +66,9 @@ void tb_hook(struct tb *t, unsigned int hook);	/* next entry starts @hook */
 void tb_policy(struct tb *t, unsigned int hook, int verdict);
 void tb_chain(struct tb *t, const char *name);	/* ERROR head of a chain */
 void tb_chain_end(struct tb *t);		/* the RETURN tail */
-/* The ERROR "ERROR" tail; resolves jumps to chains. */
+/* Is @name a user chain started with tb_chain()? */
+bool tb_has_chain(const struct tb *t, const char *name);
+/* The ERROR "ERROR" tail; resolves jumps to chains (all must exist). */
 void tb_finish(struct tb *t);
 
 /* The empty filter table: three ACCEPT policies and the tail. */

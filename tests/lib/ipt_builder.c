@@ -26,6 +26,25 @@ void tb_init(struct tb *t)
 void tb_free(struct tb *t)
 {
 	buf_free(&t->b);
+	free(t->fixup);
+	free(t->chain);
+	t->fixup = NULL;
+	t->chain = NULL;
+	t->nfixup = t->fixup_cap = t->nchain = t->chain_cap = 0;
+}
+
+/* Room for one more element in a growable array of @size-byte elements. */
+static void *more(void *arr, unsigned int n, unsigned int *cap, size_t size)
+{
+	if (n < *cap)
+		return arr;
+	*cap = *cap ? *cap * 2 : 16;
+	arr = realloc(arr, *cap * size);
+	if (!arr) {
+		fprintf(stderr, "tb: out of memory\n");
+		abort();
+	}
+	return arr;
 }
 
 unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip)
@@ -81,14 +100,24 @@ void tb_jump(struct tb *t, const char *chain, bool is_goto)
 
 	if (is_goto)
 		e->ip.flags |= IPT_F_GOTO;
-	if (t->nfixup == TB_MAX_FIXUPS)
-		abort();
+	t->fixup = more(t->fixup, t->nfixup, &t->fixup_cap, sizeof(*t->fixup));
 	t->fixup[t->nfixup].verdict_at = t->cur + e->target_offset +
 		sizeof(struct xt_entry_target);
 	snprintf(t->fixup[t->nfixup].chain, sizeof(t->fixup[0].chain), "%s",
 		 chain);
 	t->nfixup++;
 	tb_std(t, 1);	/* resolved by tb_finish() */
+}
+
+void tb_fallthrough(struct tb *t)
+{
+	unsigned int at = t->cur + tb_entry_at(t, t->cur)->target_offset +
+			  sizeof(struct xt_entry_target);
+	int next;
+
+	tb_std(t, 0);
+	next = (int)t->b.len;
+	memcpy(t->b.data + at, &next, sizeof(next));
 }
 
 void tb_error(struct tb *t, const char *errorname)
@@ -115,8 +144,7 @@ void tb_policy(struct tb *t, unsigned int hook, int verdict)
 
 void tb_chain(struct tb *t, const char *name)
 {
-	if (t->nchain == TB_MAX_CHAINS)
-		abort();
+	t->chain = more(t->chain, t->nchain, &t->chain_cap, sizeof(*t->chain));
 	tb_begin(t, NULL);
 	tb_error(t, name);
 	snprintf(t->chain[t->nchain].name, sizeof(t->chain[0].name), "%s", name);
@@ -128,6 +156,16 @@ void tb_chain_end(struct tb *t)
 {
 	tb_begin(t, NULL);
 	tb_std(t, XT_RETURN);
+}
+
+bool tb_has_chain(const struct tb *t, const char *name)
+{
+	unsigned int j;
+
+	for (j = 0; j < t->nchain; j++)
+		if (!strcmp(t->chain[j].name, name))
+			return true;
+	return false;
 }
 
 void tb_finish(struct tb *t)

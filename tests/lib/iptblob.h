@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Test helper: build an ip_tables "filter" blob from iptables-save text,
- * laid out as libiptc lays it out (INPUT, FORWARD, OUTPUT, then user chains
+ * Test helper: build an ip_tables "filter" blob from iptables-save text with
+ * the test-blob builder (ipt_builder.h), laid out as libiptc lays it out (INPUT, FORWARD, OUTPUT, then user chains
  * sorted by name, each an ERROR head + rules + RETURN tail; a final ERROR).
  * Supports the options ebpfilter enforces: -s -d -i -o -p -f (with !),
  * -m tcp/udp (--sport --dport --tcp-flags --syn), icmp (--icmp-type),

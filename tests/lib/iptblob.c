@@ -1,5 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Test helper: iptables-save text -> ip_tables blob.  See iptblob.h. */
+/*
+ * Test helper: iptables-save text -> ip_tables blob, laid out by the one
+ * test-blob builder (ipt_builder.c).  See iptblob.h.
+ */
 #include <arpa/inet.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -16,6 +19,7 @@
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "ipt_builder.h"
 #include "iptblob.h"
 
 #define MAXR 20000
@@ -395,49 +399,15 @@ static int parse_rule(char *line, struct rule *r, char *err, size_t elen)
 	return 0;
 }
 
-static size_t put_entry(unsigned char *out, size_t off, const unsigned char *ent,
-			size_t len, const char *tname, int verdict,
-			const char *errname)
-{
-	struct ipt_entry *e = (void *)(out + off);
-	size_t tsize;
-
-	if (ent)
-		memcpy(e, ent, len);
-	else
-		memset(e, 0, len = sizeof(*e));
-	e->target_offset = (__u16)len;
-	if (errname) {
-		struct xt_error_target *t = (void *)(out + off + len);
-
-		tsize = A8(sizeof(*t));
-		memset(t, 0, tsize);
-		t->target.u.target_size = (__u16)tsize;
-		snprintf(t->target.u.user.name, sizeof(t->target.u.user.name),
-			 "%s", XT_ERROR_TARGET);
-		snprintf(t->errorname, sizeof(t->errorname), "%s", errname);
-	} else {
-		struct xt_standard_target *t = (void *)(out + off + len);
-
-		tsize = A8(sizeof(*t));
-		memset(t, 0, tsize);
-		t->target.u.target_size = (__u16)tsize;
-		(void)tname;
-		t->verdict = verdict;
-	}
-	e->next_offset = (__u16)(len + tsize);
-	return off + len + tsize;
-}
-
 static int std_verdict(const char *t)
 {
 	if (!strcmp(t, "ACCEPT"))
-		return -NF_ACCEPT - 1;
+		return V_ACCEPT;
 	if (!strcmp(t, "DROP"))
-		return -NF_DROP - 1;
+		return V_DROP;
 	if (!strcmp(t, "RETURN"))
 		return XT_RETURN;
-	return 1;	/* a chain: patched */
+	return 1;	/* a chain */
 }
 
 static int cmp_name(const void *a, const void *b)
@@ -446,25 +416,48 @@ static int cmp_name(const void *a, const void *b)
 		      ((const struct chain *)b)->name);
 }
 
+/* Rule @r through the builder: its entry, a copy of each match, a target. */
+static void put_rule(struct tb *t, const struct rule *r)
+{
+	const struct ipt_entry *e = (const void *)r->ent;
+	size_t off = sizeof(*e);
+
+	tb_begin(t, &e->ip);
+	while (off < r->len) {
+		const struct xt_entry_match *m = (const void *)(r->ent + off);
+
+		tb_match(t, m->u.user.name, m->u.user.revision, m->data,
+			 m->u.match_size - sizeof(*m));
+		off += m->u.match_size;
+	}
+	if (!r->target[0])
+		tb_fallthrough(t);	/* no -j: a rule that only counts */
+	else if (std_verdict(r->target) != 1)
+		tb_std(t, std_verdict(r->target));
+	else
+		tb_jump(t, r->target, r->go);
+}
+
 int iptblob_build(const char *text, struct iptblob *b, char *err, size_t elen)
 {
 	static const char *const builtin[3] = { "INPUT", "FORWARD", "OUTPUT" };
+	static const unsigned int hook[3] = { NF_INET_LOCAL_IN, NF_INET_FORWARD,
+					      NF_INET_LOCAL_OUT };
 	struct chain chains[64];
 	unsigned int nch = 3, i, k;
 	struct rule *rules = calloc(MAXR, sizeof(*rules));
 	unsigned int nr = 0;
-	unsigned int *roff = calloc(MAXR, sizeof(*roff));
-	unsigned int chain_start[64], chain_first_off[64];
-	size_t off = 0, cap = 1 << 16;
 	char *copy = strdup(text), *line, *save;
+	struct tb t;
 	int ret = -1;
 
 	memset(b, 0, sizeof(*b));
+	tb_init(&t);
 	memset(chains, 0, sizeof(chains));
 	for (i = 0; i < 3; i++) {
 		snprintf(chains[i].name, sizeof(chains[i].name), "%s", builtin[i]);
 		chains[i].builtin = true;
-		chains[i].policy = -NF_ACCEPT - 1;
+		chains[i].policy = V_ACCEPT;
 	}
 	for (line = strtok_r(copy, "\n", &save); line;
 	     line = strtok_r(NULL, "\n", &save)) {
@@ -495,65 +488,8 @@ int iptblob_build(const char *text, struct iptblob *b, char *err, size_t elen)
 		nr++;
 	}
 	qsort(chains + 3, nch - 3, sizeof(chains[0]), cmp_name);
-
-	b->data = calloc(1, cap);
-	for (k = 0; k < nch; k++) {
-		unsigned int first = b->num_entries;
-
-		chain_start[k] = (unsigned int)off;
-		if (!chains[k].builtin) {
-			off = put_entry(b->data, off, NULL, 0, NULL, 0,
-					chains[k].name);
-			b->num_entries++;
-			first = b->num_entries;
-		} else {
-			b->hook_entry[k + 1] = (unsigned int)off;
-		}
-		chain_first_off[k] = (unsigned int)off;
-		snprintf(b->chain_names[k], 32, "%s", chains[k].name);
-		b->chain_first[k] = first;
-		for (i = 0; i < nr; i++) {
-			if (strcmp(rules[i].chain, chains[k].name))
-				continue;
-			if (off + 2048 > cap) {
-				cap *= 2;
-				b->data = realloc(b->data, cap);
-			}
-			roff[i] = (unsigned int)off;
-			off = put_entry(b->data, off, rules[i].ent, rules[i].len,
-					rules[i].target,
-					std_verdict(rules[i].target[0] ?
-						    rules[i].target : "X"), NULL);
-			if (!rules[i].target[0]) {
-				/* no -j: a rule that only counts */
-				struct ipt_entry *e = (void *)(b->data + roff[i]);
-				struct xt_standard_target *t =
-					(void *)(b->data + roff[i] + e->target_offset);
-
-				t->verdict = (int)off;	/* = next entry: continue */
-			}
-			b->num_entries++;
-		}
-		if (off + 2048 > cap) {
-			cap *= 2;
-			b->data = realloc(b->data, cap);
-		}
-		if (chains[k].builtin)
-			b->underflow[k + 1] = (unsigned int)off;
-		off = put_entry(b->data, off, NULL, 0, NULL,
-				chains[k].builtin ? chains[k].policy : XT_RETURN,
-				NULL);
-		b->num_entries++;
-	}
-	b->nchains = nch;
-	off = put_entry(b->data, off, NULL, 0, NULL, 0, "ERROR");
-	b->num_entries++;
-	b->size = off;
-	/* patch jumps */
+	/* jumps only to user chains (the builder aborts on others) */
 	for (i = 0; i < nr; i++) {
-		struct ipt_entry *e;
-		struct xt_standard_target *t;
-
 		if (!rules[i].target[0] || std_verdict(rules[i].target) != 1)
 			continue;
 		for (k = 3; k < nch && strcmp(chains[k].name, rules[i].target); k++)
@@ -562,18 +498,39 @@ int iptblob_build(const char *text, struct iptblob *b, char *err, size_t elen)
 			err_at(err, elen, "no chain %s", rules[i].target);
 			goto out;
 		}
-		e = (void *)(b->data + roff[i]);
-		t = (void *)(b->data + roff[i] + e->target_offset);
-		t->verdict = (int)chain_first_off[k];
 	}
-	(void)chain_start;
+
+	for (k = 0; k < nch; k++) {
+		if (chains[k].builtin)
+			tb_hook(&t, hook[k]);
+		else
+			tb_chain(&t, chains[k].name);
+		snprintf(b->chain_names[k], sizeof(b->chain_names[k]), "%.31s",
+			 chains[k].name);
+		b->chain_first[k] = t.num_entries;
+		for (i = 0; i < nr; i++)
+			if (!strcmp(rules[i].chain, chains[k].name))
+				put_rule(&t, &rules[i]);
+		if (chains[k].builtin)
+			tb_policy(&t, hook[k], chains[k].policy);
+		else
+			tb_chain_end(&t);
+	}
+	b->nchains = nch;
+	tb_finish(&t);
+	b->num_entries = t.num_entries;
+	memcpy(b->hook_entry, t.hook_entry, sizeof(b->hook_entry));
+	memcpy(b->underflow, t.underflow, sizeof(b->underflow));
+	b->size = t.b.len;
+	b->data = t.b.data;	/* the blob is the caller's now */
+	t.b.data = NULL;
 	ret = 0;
 	goto out;
 bad:
 	err_at(err, elen, "bad line: %s", line);
 out:
+	tb_free(&t);
 	free(rules);
-	free(roff);
 	free(copy);
 	if (ret)
 		iptblob_free(b);
