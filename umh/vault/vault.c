@@ -11,7 +11,7 @@
  * fds) and adopts them.
  *
  * The same message carries the latest two saved table states (memfds,
- * state_store.c), each under the id of the request that committed it:
+ * written by state_store.c), each under the id of the request that committed it:
  * the module tells a restarted helper which one it was told is committed
  * (EBPF_F_STATE in proto.h).
  *
