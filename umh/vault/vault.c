@@ -137,8 +137,6 @@ int vault_store(void)
 {
 	const struct vault_objs *o = V.objs;
 	struct vault_hdr h = { .magic = VAULT_MAGIC, .version = VAULT_VERSION,
-			       .mech = o->mech, .gen = o->gen,
-			       .nentries = o->nentries,
 			       .state_id = { V.state[0].id, V.state[1].id } };
 	int fds[VR_MAX], nf = 0, i, p;
 	char cbuf[CMSG_SPACE(sizeof(int) * VR_MAX)];
@@ -149,8 +147,11 @@ int vault_store(void)
 	};
 	struct cmsghdr *cm;
 
-	if (!V.ok)
+	if (!V.ok)	/* also: no vault_open() yet, no objects */
 		return -ENOTCONN;
+	h.mech = o->mech;
+	h.gen = o->gen;
+	h.nentries = o->nentries;
 #define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
 	PUT(o->gen_fd, VR_GEN);
 	PUT(o->progs_fd, VR_PROGS);
