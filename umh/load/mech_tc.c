@@ -60,11 +60,17 @@ _Static_assert(sizeof(struct tcmsg) <= ENF_NL_DUMP_MSG_MAX &&
 	       sizeof(struct ifinfomsg) <= ENF_NL_DUMP_MSG_MAX,
 	       "nl_dump() sends the family headers it is given");
 
+/* The clsact attach points we use; T.disp[] has the dispatcher of each. */
+static const enum bpf_tc_attach_point tc_point[] = {
+	BPF_TC_INGRESS, BPF_TC_EGRESS,
+};
+#define TC_NPOINTS	(sizeof(tc_point) / sizeof(tc_point[0]))
+
 /* handle_link(): what to do with a link */
 enum link_mode { LINK_ATTACH, LINK_DETACH_ALL };
 
 static struct {
-	int in_fd, out_fd, ifinfo_fd;
+	int disp[TC_NPOINTS], ifinfo_fd;
 	int nl;			/* RTMGRP_LINK listener */
 	int stop[2];		/* pipe: wake the thread */
 	pthread_t thr;
@@ -115,7 +121,8 @@ static int attach_one(unsigned int ifindex, const char *name,
 {
 	struct cg_ifinfo v, old;
 	__u32 key = ifindex;
-	int r, i;
+	unsigned int i;
+	int r;
 
 	enf_tc_ifinfo(&v, name, type);
 	if (!bpf_map_lookup_elem(T.ifinfo_fd, &key, &old))
@@ -125,12 +132,12 @@ static int attach_one(unsigned int ifindex, const char *name,
 		return -errno;
 	if (!force && is_attached(ifindex))
 		return 0;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < TC_NPOINTS; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
-			    .attach_point = i ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			    .attach_point = tc_point[i]);
 		LIBBPF_OPTS(bpf_tc_opts, o, .handle = ENF_TC_HANDLE,
 			    .priority = ENF_TC_PRIO,
-			    .prog_fd = i ? T.out_fd : T.in_fd,
+			    .prog_fd = T.disp[i],
 			    .flags = BPF_TC_F_REPLACE);
 
 		r = bpf_tc_hook_create(&hook);
@@ -236,11 +243,11 @@ static void detach_one(unsigned int ifindex)
 		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
 	struct cg_ifinfo v;
 	__u32 key = ifindex;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < TC_NPOINTS; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
-			    .attach_point = i ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			    .attach_point = tc_point[i]);
 		LIBBPF_OPTS(bpf_tc_opts, o, .handle = ENF_TC_HANDLE,
 			    .priority = ENF_TC_PRIO);
 
@@ -356,8 +363,8 @@ static int tc_start(int ingress_fd, int egress_fd, int ifinfo_fd)
 
 	if (T.running)
 		return 0;
-	T.in_fd = ingress_fd;
-	T.out_fd = egress_fd;
+	T.disp[0] = ingress_fd;	/* tc_point[] order */
+	T.disp[1] = egress_fd;
 	T.ifinfo_fd = ifinfo_fd;
 	/* subscribe first, so no link created during the scan is missed */
 	T.nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
