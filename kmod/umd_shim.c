@@ -38,7 +38,7 @@
 
 #include "umd_shim.h"
 
-/* The helper's fd table at exec; umh/main.c and umh/load/enforce.c rely on it. */
+/* The helper's fd table at exec; umh/main.c and umh/vault/vault.c rely on it. */
 enum {
 	HELPER_FD_CHAN_IN,
 	HELPER_FD_CHAN_OUT,

@@ -21,7 +21,7 @@ struct task_struct;
  * @chan:     kernel end of the request channel (AF_UNIX stream pair)
  * @vault:    both ends of the vault pair (AF_UNIX datagram), kept across
  *            restarts; the helper parks the fds that keep its BPF objects
- *            alive there (see umh/load/enforce.c)
+ *            alive there (see umh/vault/vault.c)
  * @tgid:     the running helper's pid, or NULL
  * @task:     reference to the running helper's task, for its exit code
  */

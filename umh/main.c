@@ -4,9 +4,13 @@
  *
  * The module starts this program from a private copy of the image embedded
  * in the .ko, with the request channel on fds 0/1 (an AF_UNIX stream
- * socket) and the "vault" socket pair on fds 3/4 (see enforce.c), and then
- * talks to it with the protocol in include/ebpfilter/proto.h: a HELLO
+ * socket) and the "vault" socket pair on fds 3/4 (see vault/vault.c), and
+ * then talks to it with the protocol in include/ebpfilter/proto.h: a HELLO
  * handshake first, then one request at a time.
+ *
+ * This file puts the stages together: requests go to ipt/ (the iptables
+ * ABI), whose enforcement backend is load/ (wired in serve()), and saved
+ * states to vault/.  No stage calls a later one on its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -20,11 +24,12 @@
 
 #include <ebpfilter/proto.h>
 
+#include "ipt/backend.h"
+#include "ipt/ipt.h"
 #include "lib/buf.h"
 #include "lib/channel.h"
-#include "load/enforce.h"
-#include "ipt/ipt.h"
 #include "lib/log.h"
+#include "load/enforce.h"
 #include "vault/state_store.h"
 
 #ifndef EBPFILTER_VERSION
@@ -34,17 +39,6 @@
 /* The parent of every usermode helper is kthreadd, pid 2. */
 #define KTHREADD_PID 2
 
-static bool fd_is_stream_unix(int fd)
-{
-	int v;
-	socklen_t l = sizeof(v);
-
-	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
-		return false;
-	l = sizeof(v);
-	return !getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == SOCK_STREAM;
-}
-
 /*
  * A copy started by hand (it can only be extracted from the .ko, or read
  * through /proc/PID/exe) must not pretend to be the module's helper: the
@@ -52,8 +46,9 @@ static bool fd_is_stream_unix(int fd)
  */
 static bool started_by_module(void)
 {
-	return getppid() == KTHREADD_PID && fd_is_stream_unix(CHANNEL_IN_FD) &&
-	       fd_is_stream_unix(CHANNEL_OUT_FD);
+	return getppid() == KTHREADD_PID &&
+	       fd_is_unix(CHANNEL_IN_FD, SOCK_STREAM) &&
+	       fd_is_unix(CHANNEL_OUT_FD, SOCK_STREAM);
 }
 
 static char mechanism[32];
@@ -94,12 +89,38 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	return channel_reply(hdr, 0, &h, sizeof(h));
 }
 
+/* What the request being served says that a commit must know. */
+struct request_ctx {
+	bool conntrack_on;	/* EBPF_F_CONNTRACK_ON: the module has it */
+};
+
+/* ipt/'s backend: load/, told about conntrack by the request. */
+static int backend_commit(void *ctx, const struct ipt_table_view *t,
+			  char *err, size_t err_len)
+{
+	const struct request_ctx *req = ctx;
+
+	return enforce_commit(t, req->conntrack_on, err, err_len);
+}
+
+static int backend_read_counters(void *ctx, struct xt_counters *c,
+				 unsigned int n)
+{
+	(void)ctx;
+	return enforce_read_counters(c, n);
+}
+
+static const struct ipt_backend_ops enforce_backend = {
+	.commit = backend_commit,
+	.read_counters = backend_read_counters,
+};
+
 static struct buf reply;
 
 /* Conntrack bookkeeping for the module (see EBPF_F_CONNTRACK_ON). */
-static unsigned int conntrack_flags(void)
+static unsigned int conntrack_flags(const struct request_ctx *req)
 {
-	if (enforce_conntrack_on && !enforce_uses_conntrack())
+	if (req->conntrack_on && !enforce_uses_conntrack())
 		return EBPF_F_CONNTRACK_UNUSED;
 	return 0;
 }
@@ -112,7 +133,8 @@ static int ask_for_conntrack(const struct ebpf_msg_hdr *hdr)
 }
 
 /* Answer one sockopt request; a change is saved for restarts first. */
-static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
+static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
+			  const struct request_ctx *req)
 {
 	const struct ebpf_sockopt *so = (const void *)in->data;
 	unsigned int flags = 0;
@@ -131,7 +153,7 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	else
 		status = ipt_sockopt_set(so->optname, data, so->in_len,
 					 &reply, &changed);
-	if (status == -ENFORCE_NEED_CONNTRACK)
+	if (status == -IPT_BACKEND_NEED_CONNTRACK)
 		return ask_for_conntrack(hdr);
 	if (status) {
 		buf_reset(&reply);
@@ -152,7 +174,7 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 			flags |= EBPF_F_STATE;
 	}
 	/* after the change: it may have dropped the last conntrack rule */
-	flags |= conntrack_flags();
+	flags |= conntrack_flags(req);
 	return channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
 }
 
@@ -171,11 +193,13 @@ static int restore(const struct buf *in)
 
 static int serve(void)
 {
+	struct request_ctx req = { 0 };
 	struct ebpf_msg_hdr hdr;
 	struct buf in = { 0 };
 	bool greeted = false;
 	int r;
 
+	ipt_set_backend(&enforce_backend, &req);
 	for (;;) {
 		r = channel_read(&hdr, &in);
 		if (r <= 0)
@@ -184,7 +208,7 @@ static int serve(void)
 			r = -EPROTO;
 			break;
 		}
-		enforce_conntrack_on = hdr.flags & EBPF_F_CONNTRACK_ON;
+		req.conntrack_on = hdr.flags & EBPF_F_CONNTRACK_ON;
 		switch (hdr.type) {
 		case EBPF_MSG_HELLO:
 			r = handle_hello(&hdr, &in);
@@ -196,18 +220,18 @@ static int serve(void)
 			break;
 		case EBPF_MSG_SOCKOPT_GET:
 		case EBPF_MSG_SOCKOPT_SET:
-			r = handle_sockopt(&hdr, &in);
+			r = handle_sockopt(&hdr, &in, &req);
 			break;
 		case EBPF_MSG_RESTORE:
 			r = restore(&in);
-			if (r == -ENFORCE_NEED_CONNTRACK) {
+			if (r == -IPT_BACKEND_NEED_CONNTRACK) {
 				r = ask_for_conntrack(&hdr);
 				break;
 			}
 			if (r)
 				log_err("restoring the previous state failed: %s\n",
 					strerror(-r));
-			r = channel_reply_flags(&hdr, r, r ? 0 : conntrack_flags(),
+			r = channel_reply_flags(&hdr, r, r ? 0 : conntrack_flags(&req),
 						NULL, 0);
 			break;
 		case EBPF_MSG_PING:

@@ -64,7 +64,7 @@ enum ebpf_msg_type {
  * helper's tables, and the helper has saved the new state under this
  * request's id.  The helper keeps its saved states (the latest two) in the
  * vault, the datagram socket pair the module holds across helper restarts
- * (umh/load/enforce.c), so no table image crosses the channel.  The kernel only
+ * (umh/vault/vault.c), so no table image crosses the channel.  The kernel only
  * remembers the id of the last reply with this flag: that is the state the
  * caller was told is committed, and a restarted helper is asked to restore
  * exactly that one (EBPF_MSG_RESTORE), not a newer one saved by a helper

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * libFuzzer target for the helper's iptables parser and validator
- * (umh/ipt_*.c): an input is a sequence of requests, each answered as the
+ * (umh/ipt/): an input is a sequence of requests, each answered as the
  * helper would answer the kernel, starting from a fresh filter table.
  *
  * Input: repeated { u8 op; u8 fix; u16 len; u8 payload[len] }.  @fix asks

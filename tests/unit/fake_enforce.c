@@ -8,11 +8,22 @@
 
 struct fake_enforce fake;
 
+static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
+		       size_t err_len);
+static int fake_read_counters(void *ctx, struct xt_counters *c,
+			      unsigned int n);
+
+static const struct ipt_backend_ops fake_backend = {
+	.commit = fake_commit,
+	.read_counters = fake_read_counters,
+};
+
 void fake_reset(void)
 {
 	free(fake.entries);
 	free(fake.counts);
 	memset(&fake, 0, sizeof(fake));
+	ipt_set_backend(&fake_backend, &fake);
 }
 
 void fake_count(unsigned int idx, uint64_t pkts, uint64_t bytes)
@@ -23,17 +34,14 @@ void fake_count(unsigned int idx, uint64_t pkts, uint64_t bytes)
 	fake.counts[idx].bcnt += bytes;
 }
 
-int enforce_init(char *mech, size_t mech_len)
-{
-	snprintf(mech, mech_len, "fake");
-	return 0;
-}
-
-int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
+static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
+		       size_t err_len)
 {
 	unsigned char *copy;
 	struct xt_counters *counts;
 
+	if (ctx != &fake)
+		abort();	/* ipt/ must hand back what it was given */
 	if (fake.fail_commit) {
 		snprintf(err, err_len, "fake backend told to fail");
 		return fake.fail_commit;
@@ -58,13 +66,16 @@ int enforce_commit(const struct ipt_table_view *t, char *err, size_t err_len)
 	return 0;
 }
 
-int enforce_read_counters(struct xt_counters *c, unsigned int n)
+static int fake_read_counters(void *ctx, struct xt_counters *c,
+			      unsigned int n)
 {
 	unsigned int i;
 
+	if (ctx != &fake)
+		abort();
 	if (fake.fail_read)
 		return fake.fail_read;
-	/* As enforce.c: nothing committed or adopted yet, nothing counted. */
+	/* As load/commit.c: nothing committed or adopted yet, nothing counted. */
 	if (!fake.counts)
 		return 0;
 	/* The helper must ask for exactly the committed table's entries. */
@@ -75,8 +86,4 @@ int enforce_read_counters(struct xt_counters *c, unsigned int n)
 		c[i].bcnt += fake.counts[i].bcnt;
 	}
 	return 0;
-}
-
-void enforce_shutdown(void)
-{
 }

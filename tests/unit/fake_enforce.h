@@ -1,19 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * A stand-in for the BPF enforcement backend (umh/enforce*.c) in host
- * tests: it records what was committed, can be told to refuse, and
- * counts "packets" per entry as the tests say.
+ * A stand-in for the BPF enforcement backend (umh/load/) in host tests,
+ * plugged into ipt/ through the same interface main.c uses
+ * (umh/ipt/backend.h): it records what was committed, can be told to
+ * refuse, and counts "packets" per entry as the tests say.
  */
 #ifndef TESTS_FAKE_ENFORCE_H
 #define TESTS_FAKE_ENFORCE_H
 
 #include <stdint.h>
 
-#include "load/enforce.h"
+#include "ipt/backend.h"
 
 struct fake_enforce {
-	int fail_commit;	/* enforce_commit() returns this if non-zero */
-	int fail_read;		/* enforce_read_counters() returns this */
+	int fail_commit;	/* commit returns this if non-zero */
+	int fail_read;		/* read_counters returns this */
 	unsigned int commits;	/* successful commits */
 	/* the last committed table, deep-copied */
 	unsigned char *entries;
@@ -28,6 +29,7 @@ struct fake_enforce {
 
 extern struct fake_enforce fake;
 
+/* Forget everything and be ipt/'s backend (before ipt_init()). */
 void fake_reset(void);
 /* Count a packet of @bytes on entry @idx of the committed table. */
 void fake_count(unsigned int idx, uint64_t pkts, uint64_t bytes);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The iptables control ABI as the helper serves it: the stored tables and
- * the sockopt handlers main.c dispatches to (implemented in ipt_*.c).
+ * the sockopt handlers main.c dispatches to (implemented in the files
+ * beside this one).
  */
 #ifndef UMH_IPT_H
 #define UMH_IPT_H
@@ -13,7 +14,8 @@
 
 /* Create the initial tables (filter: INPUT/FORWARD/OUTPUT, ACCEPT policies)
  * and, unless a RESTORE request will bring the previous state,
- * commit them to the enforcement backend.  0 or -errno. */
+ * commit them to the enforcement backend (ipt_set_backend() first).
+ * 0 or -errno. */
 int ipt_init(bool restore_follows);
 
 /**
@@ -42,7 +44,7 @@ int ipt_sockopt_set(unsigned int optname, const void *in, size_t in_len,
 		    struct buf *out, bool *changed);
 
 /*
- * Serialize the committed tables and their counters (ipt_state.c): a
+ * Serialize the committed tables and their counters (state.c): a
  * snapshot is the tables part followed by the counters part, which can be
  * saved apart (ADD_COUNTERS changes only the counters).  0 or -errno.
  */

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The state snapshot: what a restarted helper needs to serve and enforce
- * the same tables with the same counters.  state_store.c keeps it in the
- * vault, which the module holds across helper restarts without looking
- * inside.
+ * the same tables with the same counters.  vault/state_store.c keeps it
+ * in the vault, which the module holds across helper restarts without
+ * looking inside.
  *
  * Layout (host byte order, no padding), in two parts that can be saved
  * apart, so that ADD_COUNTERS rewrites only the second:
@@ -24,8 +24,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ipt/backend.h"
 #include "ipt/ipt.h"
-#include "load/enforce.h"
 #include "ipt/table.h"
 #include "lib/log.h"
 
@@ -239,8 +239,8 @@ int ipt_state_restore(const void *data, size_t len)
 		err = -EINVAL;
 	for (i = 0; !err && i < n; i++) {
 		/* The counts of the rules in force, adopted from the vault. */
-		err = enforce_read_counters(parsed[i].base,
-					    parsed[i].blob.num_entries);
+		err = ipt_backend_read_counters(parsed[i].base,
+						parsed[i].blob.num_entries);
 		if (!err)
 			err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
 					       parsed[i].base, NULL);
@@ -248,7 +248,7 @@ int ipt_state_restore(const void *data, size_t len)
 out:
 	for (i = 0; i < n; i++)
 		parsed_free(&parsed[i]);
-	if (err == -ENFORCE_NEED_CONNTRACK)
+	if (err == -IPT_BACKEND_NEED_CONNTRACK)
 		return err;	/* asked again once conntrack is on */
 	if (err) {
 		/*

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "load/enforce.h"
+#include "ipt/backend.h"
 #include "ipt/ipt.h"
 #include "ipt/table.h"
 #include "lib/log.h"
@@ -24,6 +24,33 @@
 #define FILTER_VALID_HOOKS ((1 << NF_INET_LOCAL_IN) | \
 			    (1 << NF_INET_FORWARD) | \
 			    (1 << NF_INET_LOCAL_OUT))
+
+/* The enforcement backend (main.c's, or a test's fake). */
+static struct {
+	const struct ipt_backend_ops *ops;
+	void *ctx;
+} backend;
+
+void ipt_set_backend(const struct ipt_backend_ops *ops, void *ctx)
+{
+	backend.ops = ops;
+	backend.ctx = ctx;
+}
+
+int ipt_backend_read_counters(struct xt_counters *c, unsigned int n)
+{
+	if (!backend.ops)
+		return -ENODEV;
+	return backend.ops->read_counters(backend.ctx, c, n);
+}
+
+static int backend_commit(const struct ipt_table_view *v, char *why,
+			  size_t why_len)
+{
+	if (!backend.ops)
+		return -ENODEV;
+	return backend.ops->commit(backend.ctx, v, why, why_len);
+}
 
 static struct ipt_stored_table filter_table = {
 	.name = "filter",
@@ -50,7 +77,7 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 	memcpy(c, t->base, t->blob.num_entries * sizeof(*c));
 	if (!t->committed)
 		return 0;	/* nothing in force yet, nothing counted */
-	err = enforce_read_counters(c, t->blob.num_entries);
+	err = ipt_backend_read_counters(c, t->blob.num_entries);
 	if (err)
 		log_err("iptables: reading the rule counters failed (%d)\n", err);
 	return err;
@@ -98,8 +125,8 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		if (err)
 			goto fail;
 	}
-	err = enforce_commit(&v, why, sizeof(why));
-	if (err == -ENFORCE_NEED_CONNTRACK)
+	err = backend_commit(&v, why, sizeof(why));
+	if (err == -IPT_BACKEND_NEED_CONNTRACK)
 		goto fail;	/* main.c asks the module, then we are asked again */
 	if (err) {
 		log_err("iptables: table %s not replaced: %s (%d)\n", t->name,

@@ -4,11 +4,13 @@
  * checks that produce one.  ipt.h is the outside (the sockopt handlers);
  * this header ties together the files that implement it:
  *
- *   ipt_validate.c  translate_table(): the structural checks of SET_REPLACE
- *   ext.c           extension lookups and checks, by the descriptors of
- *                   the extensions we serve (ext/ext.h)
- *   ipt_table.c     the stored filter table and the sockopt handlers
- *   ipt_state.c     the tables serialized for helper restarts (state_store.c)
+ *   validate.c  translate_table(): the structural checks of SET_REPLACE
+ *   ext.c       extension lookups and checks, by the descriptors of the
+ *               extensions we serve (ext/ext.h)
+ *   table.c     the stored filter table, the sockopt handlers, and the
+ *               way out to the enforcement backend (backend.h)
+ *   state.c     the tables serialized for helper restarts
+ *               (vault/state_store.c)
  */
 #ifndef UMH_IPT_TABLE_H
 #define UMH_IPT_TABLE_H
@@ -113,12 +115,16 @@ struct ipt_stored_table {
 /* The table called @name (already NUL-terminated), or NULL. */
 struct ipt_stored_table *ipt_table_find(const char *name);
 
+/* Add the backend's counts since the last commit to @c[0..n-1]
+ * (ipt_backend_ops.read_counters); 0 or -errno. */
+int ipt_backend_read_counters(struct xt_counters *c, unsigned int n);
+
 /* @c[0..num_entries-1] = base + enforcement counters of @t.  0 or -errno. */
 int ipt_table_read_counters(const struct ipt_stored_table *t,
 			    struct xt_counters *c);
 
 /*
- * ipt_table_commit() - put @nb in force in @t through enforce_commit()
+ * ipt_table_commit() - put @nb in force in @t through the backend's commit
  * @base: the new table's base counters (num_entries of them), or NULL
  *        for zeroes
  * @old:  if not NULL, receives the old table's counters, read just

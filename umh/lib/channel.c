@@ -1,10 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
 #include "lib/channel.h"
+
+bool fd_is_unix(int fd, int type)
+{
+	int v;
+	socklen_t l = sizeof(v);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &v, &l) || v != AF_UNIX)
+		return false;
+	l = sizeof(v);
+	return !getsockopt(fd, SOL_SOCKET, SO_TYPE, &v, &l) && v == type;
+}
 
 static int read_full(int fd, void *p, size_t n)
 {

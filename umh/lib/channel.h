@@ -3,6 +3,7 @@
 #ifndef UMH_CHANNEL_H
 #define UMH_CHANNEL_H
 
+#include <stdbool.h>
 #include <ebpfilter/proto.h>
 
 #include "lib/buf.h"
@@ -23,5 +24,9 @@ int channel_reply_flags(const struct ebpf_msg_hdr *req, int status,
 			unsigned int flags, const void *data, size_t len);
 int channel_reply(const struct ebpf_msg_hdr *req, int status,
 		  const void *data, size_t len);
+
+/* Is @fd an AF_UNIX socket of @type (SOCK_STREAM, SOCK_DGRAM)?  What the
+ * module hands the helper is: the channel, the vault. */
+bool fd_is_unix(int fd, int type);
 
 #endif

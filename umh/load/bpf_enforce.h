@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* Internals shared by enforce.c, enforce_tc.c and tests/codegen. */
+/*
+ * Internals of load/ shared by its files and tests/codegen: the kernel
+ * probe (probe.c), loading programs and counters (program.c), the
+ * mechanisms (mech.h).
+ */
 #ifndef UMH_BPF_ENFORCE_H
 #define UMH_BPF_ENFORCE_H
 
@@ -8,17 +12,20 @@
 
 #include "cgen/codegen.h"
 #include "ir/ir.h"
+#include "load/mech.h"
 
 struct enf_kernel {
-	enum cg_mech mech;
+	const struct enf_mech_ops *ops;	/* the mechanism in use */
+	enum cg_mech mech;		/* ops->cg */
 	bool have_btf;		/* cg_kernel below is filled in */
 	struct cg_kernel k;
 	bool no_classify;	/* tests: compile runs as linear code */
 };
 
-/* Which mechanism the running kernel supports (a NETFILTER program load
- * probe) and, for NETFILTER, the BTF facts the prologue needs.
- * @force_tc: use TC even where NETFILTER works (tests).  0 or -errno. */
+/* Which mechanism the running kernel supports (probe.c: the first
+ * available in order of preference) and the kernel facts its programs
+ * need (NETFILTER: from BTF).  @force_tc: use TC even where NETFILTER
+ * works (tests).  0 or -errno with a reason in @err. */
 int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len);
 
 /* The shared objects a generated program may reference (-1: none). */
@@ -56,17 +63,5 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 int enf_counters_create(unsigned int n);
 /* Sum counters_fd[0..n-1] over CPUs and add to @c. */
 int enf_counters_add(int counters_fd, struct xt_counters *c, unsigned int n);
-
-/* TC (enforce_tc.c): attach the dispatchers to every interface of the
- * initial netns and keep doing so for new ones (a netlink thread); keeps
- * @ifinfo_fd (ifindex -> struct cg_ifinfo) up to date. */
-int enf_tc_start(int ingress_fd, int egress_fd, int ifinfo_fd);
-/* Stop the thread; with @detach, remove our filters from every interface. */
-void enf_tc_stop(bool detach);
-/* The ifinfo record for a link (ARPHRD type -> l2len). */
-void enf_tc_ifinfo(struct cg_ifinfo *v, const char *name, unsigned int type);
-
-#define ENF_TC_HANDLE	0xeb0f
-#define ENF_TC_PRIO	1
 
 #endif

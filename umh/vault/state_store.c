@@ -3,8 +3,8 @@
  * Keeping the committed tables across helper restarts.
  *
  * After every change (SET_REPLACE, ADD_COUNTERS) the helper serializes its
- * tables and counters (ipt_state.c) into memfds and keeps them in the
- * vault (enforce.c) under the id of the request that made the change; its
+ * tables and counters (ipt/state.c) into memfds and keeps them in the
+ * vault (vault.c) under the id of the request that made the change; its
  * reply then carries EBPF_F_STATE and the module remembers that id.  A
  * restarted helper is told the id (EBPF_MSG_RESTORE) and restores
  * that state.  The table image never crosses the channel: for 10,000 rules
@@ -36,11 +36,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "lib/buf.h"
-#include "load/enforce.h"
 #include "ipt/ipt.h"
+#include "lib/buf.h"
 #include "lib/log.h"
 #include "vault/state_store.h"
+#include "vault/vault.h"
 
 static int write_all(int fd, const unsigned char *p, size_t n)
 {
@@ -72,11 +72,11 @@ static off_t size_of(int fd)
 	return fstat(fd, &st) ? -1 : st.st_size;
 }
 
-static void add_spares(const int released[ENF_STATE_RELEASED])
+static void add_spares(const int released[VAULT_STATE_RELEASED])
 {
 	int i, j;
 
-	for (i = 0; i < ENF_STATE_RELEASED; i++) {
+	for (i = 0; i < VAULT_STATE_RELEASED; i++) {
 		int fd = released[i];
 
 		if (fd < 0)
@@ -148,9 +148,9 @@ int state_store(uint32_t id)
 {
 	static struct buf tables, counters;	/* kept: sized for the next */
 	static unsigned long saved_generation;
-	const struct enf_state *last = enforce_latest_state();
-	int released[ENF_STATE_RELEASED];
-	struct enf_state st = { .fd = { -1, -1 }, .id = id };
+	const struct vault_state *last = vault_latest_state();
+	int released[VAULT_STATE_RELEASED];
+	struct vault_state st = { .fd = { -1, -1 }, .id = id };
 	bool new_tables;
 	int r;
 
@@ -181,7 +181,7 @@ int state_store(uint32_t id)
 			close(st.fd[0]);
 		return st.fd[1];
 	}
-	r = enforce_keep_state(&st, false, released);
+	r = vault_keep_state(&st, false, released);
 	add_spares(released);
 	if (!r)
 		saved_generation = ipt_tables_generation();
@@ -211,14 +211,14 @@ static int read_part(int fd, uint32_t len, struct buf *b)
 
 int state_restore(uint32_t id)
 {
-	int released[ENF_STATE_RELEASED];
-	const struct enf_state *kept;
-	struct enf_state st;
+	int released[VAULT_STATE_RELEASED];
+	const struct vault_state *kept;
+	struct vault_state st;
 	struct buf snap = { 0 };
 	bool latest = true;
 	int r;
 
-	kept = enforce_kept_state(id, &latest);
+	kept = vault_kept_state(id, &latest);
 	if (!kept) {
 		log_err("iptables: the vault holds no saved state %u\n", id);
 		return ipt_state_restore(NULL, 0);	/* initial tables */
@@ -242,7 +242,7 @@ int state_restore(uint32_t id)
 		log_info("iptables: restored the tables of request %u; a newer change was saved but never acknowledged, so it is dropped\n",
 			 id);
 	/* Only the restored state is committed now; a newer one is not. */
-	r = enforce_keep_state(&st, true, released);
+	r = vault_keep_state(&st, true, released);
 	add_spares(released);
 	if (r)
 		log_warn("iptables: the restored state could not be kept (%s)\n",

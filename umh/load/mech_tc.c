@@ -7,10 +7,15 @@
  * life.  It also keeps the ifinfo map (ifindex -> name, L2 header length)
  * that the programs use for -i/-o and to find the IP header.
  *
+ * Ingress runs INPUT and FORWARD (the table program decides which with
+ * bpf_fib_lookup()), egress OUTPUT for locally generated packets (no input
+ * interface).  Conntrack state is not available there, so state/conntrack
+ * rules are refused (by the code generator).
+ *
  * Filters use handle ENF_TC_HANDLE, priority ENF_TC_PRIO, and are attached
  * with BPF_TC_F_REPLACE, so a restarted helper re-attaching is idempotent.
  * They are netlink-owned: they survive the helper (never fail open) and
- * enforce_shutdown() removes them, and with them each clsact qdisc that
+ * tc_detach() removes them at unload, and with them each clsact qdisc that
  * ebpfilter created (ENF_IF_OWN_CLSACT in the interface's ifinfo record,
  * which outlives a helper in the vault) once no other filter is on it; a
  * clsact that was there before stays.
@@ -29,6 +34,7 @@
 #include <fcntl.h>
 #include <sys/socket.h>
 #include <linux/if_arp.h>
+#include <linux/if_ether.h>
 #include <linux/netlink.h>
 #include <linux/pkt_sched.h>
 #include <linux/rtnetlink.h>
@@ -36,27 +42,52 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 
-#include "load/bpf_enforce.h"
 #include "lib/log.h"
+#include "lib/vec.h"
+#include "load/mech.h"
+
+#define ENF_TC_HANDLE	0xeb0f
+#define ENF_TC_PRIO	1
+/* ifinfo map entries: interfaces of the initial netns we can filter */
+#define ENF_TC_IFINFO_MAX	4096
+/* rtnetlink receive buffer: a dump's batch, or a burst of link events */
+#define ENF_NL_BUF_SIZE		32768
+
+/* The largest family header nl_dump() sends (struct tcmsg) */
+#define ENF_NL_DUMP_MSG_MAX	32
+
+_Static_assert(sizeof(struct tcmsg) <= ENF_NL_DUMP_MSG_MAX &&
+	       sizeof(struct ifinfomsg) <= ENF_NL_DUMP_MSG_MAX,
+	       "nl_dump() sends the family headers it is given");
+
+/* The clsact attach points we use; T.disp[] has the dispatcher of each. */
+static const enum bpf_tc_attach_point tc_point[] = {
+	BPF_TC_INGRESS, BPF_TC_EGRESS,
+};
+#define TC_NPOINTS	(sizeof(tc_point) / sizeof(tc_point[0]))
+
+/* handle_link(): what to do with a link */
+enum link_mode { LINK_ATTACH, LINK_DETACH_ALL };
 
 static struct {
-	int in_fd, out_fd, ifinfo_fd;
+	int disp[TC_NPOINTS], ifinfo_fd;
 	int nl;			/* RTMGRP_LINK listener */
 	int stop[2];		/* pipe: wake the thread */
 	pthread_t thr;
 	bool running;
 	pthread_mutex_t lock;
 	unsigned char *attached;	/* bitmap by ifindex */
-	unsigned int attached_bits;
+	size_t attached_cap;		/* bytes in it (vec.h) */
 } T = { .nl = -1, .stop = { -1, -1 }, .lock = PTHREAD_MUTEX_INITIALIZER };
 
 void enf_tc_ifinfo(struct cg_ifinfo *v, const char *name, unsigned int type)
 {
 	memset(v, 0, sizeof(*v));
-	strncpy(v->name, name, sizeof(v->name) - 1);
-	/* Ethernet-like devices (and lo) carry a 14-byte header at TC;
+	memcpy(v->name, name, strnlen(name, sizeof(v->name) - 1));
+	/* Ethernet-like devices (and lo) carry an Ethernet header at TC;
 	 * tunnels and L3 devices (tun, wireguard, ipip) none. */
-	v->l2len = (type == ARPHRD_ETHER || type == ARPHRD_LOOPBACK) ? 14 : 0;
+	v->l2len = (type == ARPHRD_ETHER || type == ARPHRD_LOOPBACK) ?
+		   ETH_HLEN : 0;
 }
 
 /* cg_ifinfo.flags: we created this interface's clsact qdisc */
@@ -64,24 +95,20 @@ void enf_tc_ifinfo(struct cg_ifinfo *v, const char *name, unsigned int type)
 
 static bool is_attached(unsigned int ifindex)
 {
-	return ifindex < T.attached_bits &&
+	return ifindex / 8 < T.attached_cap &&
 	       (T.attached[ifindex / 8] & (1u << (ifindex % 8)));
 }
 
 static void set_attached(unsigned int ifindex, bool on)
 {
-	if (ifindex >= T.attached_bits) {
-		unsigned int nb = (ifindex + 1024) & ~1023u;
-		unsigned char *a;
+	size_t old = T.attached_cap;
 
-		if (!on)
+	if (ifindex / 8 >= old) {
+		/* not marked: attached again at the next re-scan */
+		if (!on || vec_reserve(&T.attached, &T.attached_cap,
+				       ifindex / 8 + 1))
 			return;
-		a = realloc(T.attached, nb / 8);
-		if (!a)
-			return;
-		memset(a + T.attached_bits / 8, 0, (nb - T.attached_bits) / 8);
-		T.attached = a;
-		T.attached_bits = nb;
+		memset(T.attached + old, 0, T.attached_cap - old);
 	}
 	if (on)
 		T.attached[ifindex / 8] |= 1u << (ifindex % 8);
@@ -94,7 +121,8 @@ static int attach_one(unsigned int ifindex, const char *name,
 {
 	struct cg_ifinfo v, old;
 	__u32 key = ifindex;
-	int r, i;
+	unsigned int i;
+	int r;
 
 	enf_tc_ifinfo(&v, name, type);
 	if (!bpf_map_lookup_elem(T.ifinfo_fd, &key, &old))
@@ -104,12 +132,12 @@ static int attach_one(unsigned int ifindex, const char *name,
 		return -errno;
 	if (!force && is_attached(ifindex))
 		return 0;
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < TC_NPOINTS; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
-			    .attach_point = i ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			    .attach_point = tc_point[i]);
 		LIBBPF_OPTS(bpf_tc_opts, o, .handle = ENF_TC_HANDLE,
 			    .priority = ENF_TC_PRIO,
-			    .prog_fd = i ? T.out_fd : T.in_fd,
+			    .prog_fd = T.disp[i],
 			    .flags = BPF_TC_F_REPLACE);
 
 		r = bpf_tc_hook_create(&hook);
@@ -135,16 +163,27 @@ fail:
 }
 
 /*
- * Send the rtnetlink dump request @req; call @fn for each record.  0 or
- * -errno.  (Callbacks may dump again: the buffer is per call.)
+ * Send an rtnetlink dump request of @type with the @len bytes of @msg (the
+ * family header) as its payload; call @fn for each record.  0 or -errno.
+ * (Callbacks may dump again: the buffer is per call.)
  */
-static int nl_dump(const struct nlmsghdr *req,
+static int nl_dump(__u16 type, const void *msg, size_t len,
 		   void (*fn)(struct nlmsghdr *nh, void *arg), void *arg)
 {
-	const size_t cap = 32768;
-	char *buf = malloc(cap);
+	union {
+		struct nlmsghdr nh;
+		char bytes[NLMSG_SPACE(ENF_NL_DUMP_MSG_MAX)];
+	} req = { .nh = { .nlmsg_len = NLMSG_LENGTH(len), .nlmsg_type = type,
+			  .nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+			  .nlmsg_seq = 1 } };
+	const size_t cap = ENF_NL_BUF_SIZE;
+	char *buf;
 	int s, r = 0;
 
+	if (len > ENF_NL_DUMP_MSG_MAX)
+		return -EINVAL;
+	memcpy(NLMSG_DATA(&req.nh), msg, len);
+	buf = malloc(cap);
 	if (!buf)
 		return -ENOMEM;
 	s = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -152,7 +191,7 @@ static int nl_dump(const struct nlmsghdr *req,
 		free(buf);
 		return -errno;
 	}
-	if (send(s, req, req->nlmsg_len, 0) < 0) {
+	if (send(s, &req, req.nh.nlmsg_len, 0) < 0) {
 		r = -errno;
 		goto out;
 	}
@@ -190,16 +229,10 @@ static void count_filter(struct nlmsghdr *nh, void *arg)
 /* How many filters does @ifindex have under @parent?  -errno on failure. */
 static int count_filters(unsigned int ifindex, __u32 parent)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct tcmsg tc;
-	} req = {
-		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETTFILTER,
-			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
-		.tc = { .tcm_family = AF_UNSPEC, .tcm_ifindex = (int)ifindex,
-			.tcm_parent = parent },
-	};
-	int n = 0, r = nl_dump(&req.nh, count_filter, &n);
+	struct tcmsg tc = { .tcm_family = AF_UNSPEC,
+			    .tcm_ifindex = (int)ifindex, .tcm_parent = parent };
+	int n = 0, r = nl_dump(RTM_GETTFILTER, &tc, sizeof(tc), count_filter,
+			       &n);
 
 	return r ? r : n;
 }
@@ -210,11 +243,11 @@ static void detach_one(unsigned int ifindex)
 		    .attach_point = BPF_TC_INGRESS | BPF_TC_EGRESS);
 	struct cg_ifinfo v;
 	__u32 key = ifindex;
-	int i;
+	unsigned int i;
 
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < TC_NPOINTS; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
-			    .attach_point = i ? BPF_TC_EGRESS : BPF_TC_INGRESS);
+			    .attach_point = tc_point[i]);
 		LIBBPF_OPTS(bpf_tc_opts, o, .handle = ENF_TC_HANDLE,
 			    .priority = ENF_TC_PRIO);
 
@@ -230,8 +263,8 @@ static void detach_one(unsigned int ifindex)
 	bpf_tc_hook_destroy(&both);
 }
 
-/* Handle one RTM_NEWLINK/RTM_DELLINK; @mode: 0 attach, 1 detach-all */
-static void handle_link(struct nlmsghdr *nh, int mode, bool force)
+/* Handle one RTM_NEWLINK/RTM_DELLINK */
+static void handle_link(struct nlmsghdr *nh, enum link_mode mode, bool force)
 {
 	struct ifinfomsg *ifi = NLMSG_DATA(nh);
 	struct rtattr *a;
@@ -245,7 +278,7 @@ static void handle_link(struct nlmsghdr *nh, int mode, bool force)
 		if (a->rta_type == IFLA_IFNAME)
 			snprintf(name, sizeof(name), "%s", (char *)RTA_DATA(a));
 	key = (__u32)ifi->ifi_index;
-	if (mode == 1) {
+	if (mode == LINK_DETACH_ALL) {
 		detach_one(key);
 		return;
 	}
@@ -259,7 +292,7 @@ static void handle_link(struct nlmsghdr *nh, int mode, bool force)
 }
 
 struct link_walk {
-	int mode;
+	enum link_mode mode;
 	bool force;
 };
 
@@ -273,24 +306,17 @@ static void walk_link(struct nlmsghdr *nh, void *arg)
 }
 
 /* Dump all links and handle each; 0 or -errno */
-static int dump_links(int mode, bool force)
+static int dump_links(enum link_mode mode, bool force)
 {
-	struct {
-		struct nlmsghdr nh;
-		struct ifinfomsg ifi;
-	} req = {
-		.nh = { .nlmsg_len = sizeof(req), .nlmsg_type = RTM_GETLINK,
-			.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP, .nlmsg_seq = 1 },
-		.ifi = { .ifi_family = AF_UNSPEC },
-	};
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct link_walk w = { .mode = mode, .force = force };
 
-	return nl_dump(&req.nh, walk_link, &w);
+	return nl_dump(RTM_GETLINK, &ifi, sizeof(ifi), walk_link, &w);
 }
 
 static void *watch(void *arg)
 {
-	static char buf[32768];
+	static char buf[ENF_NL_BUF_SIZE];
 	struct pollfd p[2] = { { .fd = T.nl, .events = POLLIN },
 			       { .fd = T.stop[0], .events = POLLIN } };
 
@@ -310,21 +336,26 @@ static void *watch(void *arg)
 		if (n < 0) {
 			if (errno == ENOBUFS) {
 				/* lost events: re-scan everything */
-				dump_links(0, false);
+				dump_links(LINK_ATTACH, false);
 			}
 			continue;
 		}
 		for (nh = (void *)buf; NLMSG_OK(nh, (size_t)n);
 		     nh = NLMSG_NEXT(nh, n)) {
 			pthread_mutex_lock(&T.lock);
-			handle_link(nh, 0, false);
+			handle_link(nh, LINK_ATTACH, false);
 			pthread_mutex_unlock(&T.lock);
 		}
 	}
 	return NULL;
 }
 
-int enf_tc_start(int ingress_fd, int egress_fd, int ifinfo_fd)
+/*
+ * Attach the dispatchers to every interface of the initial netns and keep
+ * doing so for new ones (a netlink thread); keep @ifinfo_fd (ifindex ->
+ * struct cg_ifinfo) up to date.  0 or -errno.
+ */
+static int tc_start(int ingress_fd, int egress_fd, int ifinfo_fd)
 {
 	struct sockaddr_nl sa = { .nl_family = AF_NETLINK,
 				  .nl_groups = RTMGRP_LINK };
@@ -332,8 +363,8 @@ int enf_tc_start(int ingress_fd, int egress_fd, int ifinfo_fd)
 
 	if (T.running)
 		return 0;
-	T.in_fd = ingress_fd;
-	T.out_fd = egress_fd;
+	T.disp[0] = ingress_fd;	/* tc_point[] order */
+	T.disp[1] = egress_fd;
 	T.ifinfo_fd = ifinfo_fd;
 	/* subscribe first, so no link created during the scan is missed */
 	T.nl = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
@@ -344,7 +375,7 @@ int enf_tc_start(int ingress_fd, int egress_fd, int ifinfo_fd)
 		r = -errno;
 		goto fail;
 	}
-	r = dump_links(0, true);
+	r = dump_links(LINK_ATTACH, true);
 	if (r)
 		goto fail;
 	r = pthread_create(&T.thr, NULL, watch, NULL);
@@ -366,7 +397,8 @@ fail:
 	return r;
 }
 
-void enf_tc_stop(bool detach)
+/* Stop the thread; with @detach, remove our filters from every interface. */
+static void tc_stop(bool detach)
 {
 	if (T.running) {
 		(void)!write(T.stop[1], "x", 1);
@@ -378,8 +410,62 @@ void enf_tc_stop(bool detach)
 		T.nl = T.stop[0] = T.stop[1] = -1;
 	}
 	if (detach)
-		dump_links(1, false);
+		dump_links(LINK_DETACH_ALL, false);
 	free(T.attached);
 	T.attached = NULL;
-	T.attached_bits = 0;
+	T.attached_cap = 0;
 }
+
+/* ----- the ops ---------------------------------------------------------------- */
+
+static int tc_create_maps(struct vault_objs *o, char *err, size_t len)
+{
+	o->ifinfo_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_ifinfo",
+				      sizeof(__u32), sizeof(struct cg_ifinfo),
+				      ENF_TC_IFINFO_MAX, NULL);
+	if (o->ifinfo_fd < 0) {
+		int e = -errno;
+
+		o->ifinfo_fd = -1;
+		snprintf(err, len, "creating maps: %s", strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+static int tc_attach(struct vault_objs *o, char *err, size_t len)
+{
+	int r = tc_start(o->disp[CG_INPUT], o->disp[CG_OUTPUT], o->ifinfo_fd);
+
+	if (r)
+		snprintf(err, len, "attaching tc filters: %s", strerror(-r));
+	return r;
+}
+
+/* The filters stayed; attach to the interfaces created meanwhile. */
+static void tc_readopt(struct vault_objs *o)
+{
+	int r = tc_start(o->disp[CG_INPUT], o->disp[CG_OUTPUT], o->ifinfo_fd);
+
+	if (r)
+		log_err("tc: re-attaching failed: %s\n", strerror(-r));
+}
+
+static void tc_detach(struct vault_objs *o)
+{
+	(void)o;
+	tc_stop(true);
+}
+
+const struct enf_mech_ops enf_mech_tc = {
+	.name = "tc",
+	.hooks = "no netfilter BPF programs on this kernel: tc clsact on every interface",
+	.cg = CG_TC,
+	.conntrack = false,
+	/* ingress runs INPUT and FORWARD */
+	.dispatchers = (1u << CG_INPUT) | (1u << CG_OUTPUT),
+	.create_maps = tc_create_maps,
+	.attach = tc_attach,
+	.readopt = tc_readopt,
+	.detach = tc_detach,
+};

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What ipt/ needs from whatever enforces its tables: the one way out of
+ * the iptables ABI stage.  main.c (the composition root) plugs in load/'s
+ * enforce_commit()/enforce_read_counters(); the host tests a fake
+ * (tests/unit/fake_enforce.c).  ipt/ includes nothing of a later stage.
+ */
+#ifndef UMH_IPT_BACKEND_H
+#define UMH_IPT_BACKEND_H
+
+#include <stddef.h>
+#include <linux/netfilter/x_tables.h>
+
+#include "ipt/table_view.h"
+
+/*
+ * A commit's answer when the table needs connection tracking the module
+ * has not enabled yet: nothing changed, the caller asks the module and the
+ * request is made again (see EBPF_F_WANT_CONNTRACK in proto.h).  Returned
+ * negated; never an errno.
+ */
+#define IPT_BACKEND_NEED_CONNTRACK	4096
+
+/**
+ * struct ipt_backend_ops - the enforcement backend, as ipt/ sees it
+ * @commit:        put @t in force atomically; 0, or -errno (or
+ *                 -IPT_BACKEND_NEED_CONNTRACK) with the previous rules
+ *                 still in force and a one-line reason in @err.  The new
+ *                 table's counters start at zero.
+ * @read_counters: add the packet/byte counts since the last commit, per
+ *                 entry in blob order, to @c[0..n-1]; 0 or -errno
+ *
+ * Each gets the @ctx given to ipt_set_backend().
+ */
+struct ipt_backend_ops {
+	int (*commit)(void *ctx, const struct ipt_table_view *t, char *err,
+		      size_t err_len);
+	int (*read_counters)(void *ctx, struct xt_counters *c, unsigned int n);
+};
+
+/* Enforce through @ops from now on (before ipt_init()). */
+void ipt_set_backend(const struct ipt_backend_ops *ops, void *ctx);
+
+#endif

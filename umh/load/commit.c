@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The enforcement backend's driver: compile the filter table to BPF, load
+ * it, and switch to it atomically at the hooks ip_tables uses.
+ *
+ *   ipt_table_view -> ir_build() (ir/) -> codegen_hook() (cgen/)
+ *   -> enf_load_hook() (program.c) into the idle generation -> the flip
+ *
+ * The hook mechanism (chosen by probing the running kernel, probe.c, and
+ * reported in dmesg) is a struct enf_mech_ops (mech.h): "netfilter"
+ * (mech_netfilter.c) or "tc" (mech_tc.c).
+ *
+ * Objects (created once, then re-adopted by a restarted helper):
+ *   gen      array[1] of u32: the live generation (0/1)
+ *   progs    prog array[2 * 3]: slot gen * 3 + hook = table program
+ *   ctr      per generation: array[1] whose value is {pkts, bytes} per
+ *            entry (mmap-able: read without a syscall per entry)
+ *   disp[]   dispatcher programs (netfilter: one per hook; tc: ingress,
+ *            egress): tail-call progs[gen * 3 + hook]; an empty slot drops
+ *   links[]  netfilter links of the dispatchers
+ *   ifinfo   tc: ifindex -> {name, l2len}
+ *
+ * Atomic replacement: a commit builds and loads all three programs of the
+ * new table (the verifier runs here) into the idle generation's slots, then
+ * flips `gen` with one map update: from that instant every hook runs the
+ * new rules, before it every hook ran the old ones.  Any failure before the
+ * flip leaves the old generation in force and returns -errno with a reason.
+ *
+ * Never failing open: after every change the objects go to the vault
+ * (vault/vault.c), which keeps them, and so the rules, across helper
+ * restarts; a restarted helper adopts them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <bpf/bpf.h>
+
+#include "ir/ir.h"
+#include "lib/log.h"
+#include "load/bpf_enforce.h"
+#include "load/enforce.h"
+#include "load/mech.h"
+#include "vault/vault.h"
+
+_Static_assert(CG_NHOOKS == VAULT_HOOKS, "the vault parks a dispatcher per hook");
+
+/* Generations of table programs: the live one and the idle one. */
+#define ENF_GENS	2
+
+static struct {
+	bool inited, attached;
+	bool live_uses_ct;	/* the rules in force use conntrack */
+	struct enf_kernel ek;
+	struct vault_objs o;	/* o.nentries: entries counted in o.ctr_fd */
+} S = { .o = VAULT_OBJS_NONE };
+
+static void xclose(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void close_objs(struct vault_objs *o)
+{
+	int i;
+
+	xclose(&o->gen_fd);
+	xclose(&o->progs_fd);
+	xclose(&o->ifinfo_fd);
+	xclose(&o->ctr_fd);
+	for (i = 0; i < CG_NHOOKS; i++) {
+		xclose(&o->link[i]);
+		xclose(&o->disp[i]);
+	}
+}
+
+/* The maps and dispatchers of a fresh start (nothing adopted). */
+static int create_base(char *err, size_t len)
+{
+	const struct enf_mech_ops *m = S.ek.ops;
+	struct vault_objs *o = &S.o;
+	__u32 k = 0, zero = 0;
+	int i, r;
+
+	o->gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_gen",
+				   sizeof(__u32), sizeof(__u32), 1, NULL);
+	o->progs_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "ebpf_progs",
+				     sizeof(__u32), sizeof(__u32),
+				     ENF_GENS * CG_NHOOKS, NULL);
+	if (o->gen_fd < 0 || o->progs_fd < 0) {
+		snprintf(err, len, "creating maps: %s",
+			 strerror(errno));
+		return -errno;
+	}
+	bpf_map_update_elem(o->gen_fd, &k, &zero, BPF_ANY);
+	if (m->create_maps) {
+		r = m->create_maps(o, err, len);
+		if (r)
+			return r;
+	}
+	for (i = 0; i < CG_NHOOKS; i++) {
+		const struct enf_maps shared = {
+			.counters = -1, .ifinfo = o->ifinfo_fd,
+			.gen = o->gen_fd, .progs = o->progs_fd,
+		};
+		struct cg_prog p;
+
+		if (!(m->dispatchers & (1u << i)))
+			continue;
+		r = codegen_dispatcher(m->cg, (enum cg_hook)i, &p);
+		if (r) {
+			snprintf(err, len, "dispatcher: %s", strerror(-r));
+			return r;
+		}
+		r = enf_load(m->cg, &p, &shared, "ebpf_dispatch", &o->disp[i],
+			     err, len);
+		cg_prog_free(&p);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+int enforce_init(char *mech, size_t mech_len)
+{
+	const struct enf_mech_ops *m;
+	char err[256] = "";
+	int r;
+
+	if (S.inited) {
+		snprintf(mech, mech_len, "%s", S.ek.ops->name);
+		return 0;
+	}
+	r = enf_probe(&S.ek, getenv("EBPFILTER_FORCE_TC") != NULL, err,
+		      sizeof(err));
+	if (r) {
+		log_err("enforcement: %s\n", err);
+		return r;
+	}
+	m = S.ek.ops;
+	snprintf(mech, mech_len, "%s", m->name);
+	S.o.mech = m->cg;
+	if (vault_open(&S.o) && vault_adopt() > 0) {
+		S.attached = true;
+		if (m->readopt)
+			m->readopt(&S.o);
+		log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
+			 mech, S.o.gen);
+		S.inited = true;
+		return 0;
+	}
+	r = create_base(err, sizeof(err));
+	if (r) {
+		log_err("enforcement: %s\n", err);
+		close_objs(&S.o);
+		return r;
+	}
+	log_info("enforcement: %s hooks (%s)\n", mech, m->hooks);
+	S.inited = true;
+	return 0;
+}
+
+bool enforce_uses_conntrack(void)
+{
+	return S.live_uses_ct;
+}
+
+/* Empty the idle generation's program slots again. */
+static void clear_slots(unsigned int gen)
+{
+	unsigned int h;
+	__u32 slot;
+
+	for (h = 0; h < CG_NHOOKS; h++) {
+		slot = gen * CG_NHOOKS + h;
+		bpf_map_delete_elem(S.o.progs_fd, &slot);
+	}
+}
+
+/*
+ * Load the table programs of @ir into generation @gen's slots, counting
+ * into @ctr.  0, or -errno with @err (the slots emptied if any was set).
+ */
+static int load_generation(const struct ir_table *ir, unsigned int gen,
+			   int ctr, char *err, size_t err_len)
+{
+	int fds[CG_NHOOKS] = { -1, -1, -1 };
+	unsigned int h;
+	__u32 slot;
+	int r = 0;
+
+	for (h = 0; h < CG_NHOOKS && !r; h++)
+		r = enf_load_hook(ir, &S.ek, (enum cg_hook)h, ctr, S.o.ifinfo_fd,
+				  &fds[h], err, err_len);
+	for (h = 0; h < CG_NHOOKS && !r; h++) {
+		slot = gen * CG_NHOOKS + h;
+		if (bpf_map_update_elem(S.o.progs_fd, &slot, &fds[h], BPF_ANY)) {
+			r = -errno;
+			snprintf(err, err_len, "prog array update: %s",
+				 strerror(errno));
+			clear_slots(gen);
+		}
+	}
+	/* the prog array holds what is in force */
+	for (h = 0; h < CG_NHOOKS; h++)
+		xclose(&fds[h]);
+	return r;
+}
+
+int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
+		   char *err, size_t err_len)
+{
+	struct ir_table ir;
+	unsigned int idle = S.o.gen ^ 1;
+	int ctr = -1, r;
+	__u32 key = 0;
+
+	if (!S.inited)
+		return -ENODEV;
+	if (strcmp(t->name, "filter")) {
+		snprintf(err, err_len, "table %s is not enforced", t->name);
+		return -EOPNOTSUPP;
+	}
+	r = ir_build(t, &ir, err, err_len);
+	if (r)
+		return r;
+	if (ir.uses_ct && !conntrack_on && S.ek.ops->conntrack) {
+		/* As ip_tables: conntrack on before such a rule is live. */
+		ir_free(&ir);
+		snprintf(err, err_len, "connection tracking is not enabled yet");
+		return -ENFORCE_NEED_CONNTRACK;
+	}
+	ctr = enf_counters_create(ir.nrules);
+	if (ctr < 0) {
+		r = ctr;
+		snprintf(err, err_len, "counters map: %s", strerror(-r));
+		goto out;
+	}
+	r = load_generation(&ir, idle, ctr, err, err_len);
+	if (r)
+		goto fail;
+	/* the switch */
+	if (bpf_map_update_elem(S.o.gen_fd, &key, &idle, BPF_ANY)) {
+		r = -errno;
+		snprintf(err, err_len, "generation switch: %s", strerror(errno));
+		goto fail_slots;
+	}
+	if (!S.attached) {
+		r = S.ek.ops->attach(&S.o, err, err_len);
+		if (r) {
+			/* nothing was in force: leave nothing half-attached */
+			bpf_map_update_elem(S.o.gen_fd, &key, &S.o.gen, BPF_ANY);
+			goto fail_slots;
+		}
+		S.attached = true;
+	}
+	S.o.gen = idle;
+	S.live_uses_ct = ir.uses_ct;
+	xclose(&S.o.ctr_fd);
+	S.o.ctr_fd = ctr;
+	S.o.nentries = ir.nrules;
+	vault_store();
+	ir_free(&ir);
+	return 0;
+
+fail_slots:
+	clear_slots(idle);
+fail:
+	close(ctr);
+out:
+	ir_free(&ir);
+	return r;
+}
+
+int enforce_read_counters(struct xt_counters *c, unsigned int n)
+{
+	if (S.o.ctr_fd < 0)
+		return 0;	/* nothing committed yet: nothing counted */
+	return enf_counters_add(S.o.ctr_fd, c,
+				n < S.o.nentries ? n : S.o.nentries);
+}
+
+void enforce_shutdown(void)
+{
+	if (S.ek.ops && S.ek.ops->detach)
+		S.ek.ops->detach(&S.o);
+	for (int i = 0; i < CG_NHOOKS; i++) {
+		xclose(&S.o.link[i]);
+		xclose(&S.o.disp[i]);
+	}
+	vault_empty();
+	close_objs(&S.o);
+	S.attached = false;
+	S.inited = false;
+	log_info("enforcement: removed every program, link, filter and map\n");
+}
