@@ -37,6 +37,26 @@ helper_count() {
 	helper_pids | wc -l
 }
 
+# assert_new_helper OLD: after a kill -9 of helper OLD and a request, one
+# helper runs and it is a new one (else the request was served by nothing
+# that restarted, and a "same state after the restart" check saw no restart)
+assert_new_helper() {
+	local new
+	new=$(helper_pids)
+	[ -n "$new" ] && [ "$new" != "$1" ] && [ "$(helper_count)" = 1 ] ||
+		fail "no new helper after killing pid $1: now '$(echo $new)'"
+}
+
+# bpf_count prog|map|link REGEX: how many objects bpftool lists whose line
+# matches REGEX; fails the test when bpftool itself fails, so a broken
+# bpftool cannot read as "0 objects left".  In $(...), fail ends only the
+# subshell: call it as n=$(bpf_count ...) || exit 1
+bpf_count() {
+	local out
+	out=$(${BPFTOOL:-bpftool} "$1" show 2>&1) || fail "bpftool $1 show failed: $out"
+	printf '%s\n' "$out" | grep -c -- "$2" || :	# (grep -c: status 1 on 0)
+}
+
 # AF_UNIX sockets system-wide (kernel-made ones included): a leaked
 # channel or vault socket shows up here.
 unix_sockets() {
