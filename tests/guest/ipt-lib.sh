@@ -19,6 +19,7 @@ ipt_reset() {
 
 use_ip_tables() {
 	lsmod | grep -q '^ebpfilter ' && fail "ebpfilter is loaded; ip_tables first"
+	modindex_install	# the build's index snapshot, not the host's live one
 	modprobe ip_tables && modprobe iptable_filter || fail "cannot load ip_tables"
 	note "backend: ip_tables"
 }

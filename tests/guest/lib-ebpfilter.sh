@@ -19,14 +19,19 @@ ebpf_install() {
 	[ -f "$EBPF_KO" ] || fail "no module at $EBPF_KO (run make)"
 	mkdir -p "/lib/modules/$KVER/updates"
 	cp "$EBPF_KO" "/lib/modules/$KVER/updates/ebpfilter.ko"
-	# The index was prepared on the host (tests/tools/prepare-modindex):
-	# depmod over the whole tree takes a minute in a TCG guest.
-	if [ -f "build/modindex/$KVER/modules.dep" ]; then
-		cp build/modindex/"$KVER"/modules.* "/lib/modules/$KVER/"
-	else
-		depmod -a "$KVER" || fail "depmod"
-	fi
+	modindex_install || depmod -a "$KVER" || fail "depmod"
 	cp packaging/modprobe.d/ebpfilter.conf /etc/modprobe.d/ebpfilter.conf
+}
+
+# The module index prepared on the host at build time
+# (tests/tools/prepare-modindex: depmod over the whole tree takes a minute
+# in a TCG guest), copied into the guest's overlay; 1 if there is none.
+# Also what modprobe of in-tree modules should read: the host's own index
+# is live, and a depmod there (a DKMS install on this shared machine) while
+# a guest runs has given "Module ip_tables not found".
+modindex_install() {
+	[ -f "build/modindex/$KVER/modules.dep" ] || return 1
+	cp build/modindex/"$KVER"/modules.* "/lib/modules/$KVER/"
 }
 
 helper_pids() {
