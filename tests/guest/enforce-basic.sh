@@ -14,9 +14,9 @@ pings() {	# pings N: how many of N pings to 127.0.0.1 were answered
 		sed -n 's/.* \([0-9]*\) packets received.*/\1/p'
 }
 
-ours() {	# our programs and maps, by name
-	"$BPFTOOL" prog show 2>/dev/null | grep -c 'name ebpf_'
-	"$BPFTOOL" map show 2>/dev/null | grep -c 'name ebpf_'
+ours() {	# our programs and maps, by name (bpf_count fails if bpftool does)
+	bpf_count prog 'name ebpf_'
+	bpf_count map 'name ebpf_'
 }
 
 ebpf_install
@@ -49,7 +49,7 @@ note "INPUT DROP rule counted $pk packets"
 } > /tmp/deep.rules
 iptables-legacy-restore --noflush < /tmp/deep.rules 2>/dev/null &&
 	fail "a rule set nested 8 deep was accepted"
-wait_for 5 dmesg_has "nested" || note "no 'nested' reason in dmesg"
+wait_for 5 dmesg_has "nested" || fail "no 'nested' reason in dmesg for the refused rule set"
 $IPT -L C1 -n >/dev/null 2>&1 && fail "the refused rule set was partly applied"
 [ "$(pings 2)" = 0 ] || fail "old rules not in force after a refused commit"
 
@@ -62,16 +62,21 @@ kill -9 "$pid"
 wait_for 5 dmesg_has "died" || fail "helper death not reported"
 [ "$(pings 2)" = 0 ] || fail "rules not in force while the helper is dead"
 request_ok || fail "no new helper"
-wait_for 5 dmesg_has "adopted the rules in force" || note "restart did not report adoption"
+assert_new_helper "$pid"
+wait_for 5 dmesg_has "adopted the rules in force" || fail "restart did not report adoption"
 [ "$(pings 2)" = 0 ] || fail "rules not in force after the restart"
 $IPT -D INPUT 1 || fail "iptables -D after restart"
 [ "$(pings 2)" = 2 ] || fail "deleting the rule did not let pings through"
 
-set -- $(ours)
+o=$(ours) || exit 1	# (bpf_count's fail ends only the command substitution)
+set -- $o
 note "before rmmod: $1 programs, $2 maps named ebpf_*"
+# else "none left after rmmod" below would prove nothing
+[ "$1" -gt 0 ] && [ "$2" -gt 0 ] || fail "no ebpf_* program or map visible while loaded"
 modprobe -r ebpfilter || fail rmmod
 sleep 1
-set -- $(ours)
+o=$(ours) || exit 1
+set -- $o
 [ "$1" = 0 ] && [ "$2" = 0 ] || fail "left after rmmod: $1 programs, $2 maps"
 [ "$(pings 2)" = 2 ] || fail "lo blocked after rmmod"
 assert_nothing_left

@@ -4,10 +4,7 @@
 # it, and before that rule is live.  (6.1 refuses such rules:
 # ipt-refusals.sh.)
 . tests/guest/ipt-lib.sh
-if ! ebpf_has_ct; then
-	echo "SKIP-equivalent: tc hooks refuse state rules (ipt-refusals.sh checks that)"
-	exit 0
-fi
+ebpf_has_ct || skip "tc hooks refuse state/conntrack rules by design (README, Differences from ip_tables; ipt-refusals.sh checks the refusal)"
 use_ebpfilter
 dmesg_mark
 ip link set lo up

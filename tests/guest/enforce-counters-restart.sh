@@ -11,6 +11,7 @@ before=$($IPT -L OUTPUT -v -n -x | awk '$3 == "ACCEPT" { print $1 }')
 pid=$(helper_pids)
 kill -9 "$pid"
 after=$($IPT -L OUTPUT -v -n -x | awk '$3 == "ACCEPT" { print $1 }')
+assert_new_helper "$pid"
 echo "packets before kill -9: $before; after the restart: $after"
 [ "$after" = "$before" ] || fail "counters lost in the restart"
 busybox ping -c 2 127.0.0.1 >/dev/null || fail "ping after restart"

@@ -19,6 +19,7 @@ ipt_reset() {
 
 use_ip_tables() {
 	lsmod | grep -q '^ebpfilter ' && fail "ebpfilter is loaded; ip_tables first"
+	modindex_install	# the build's index snapshot, not the host's live one
 	modprobe ip_tables && modprobe iptable_filter || fail "cannot load ip_tables"
 	note "backend: ip_tables"
 }
@@ -54,6 +55,34 @@ ipt_drop_unenforceable() {
 	else
 		grep -vE -- '-m (state|conntrack)|--tcp-option'
 	fi
+}
+
+# ipt_racing ID LOG ARGS...: iptables-legacy ARGS without the xtables
+# lock (a lock file of its own: XTABLES_LOCKFILE), so that concurrent
+# writers really interleave their GET_ENTRIES and SET_REPLACE in the
+# module; a commit refused with EAGAIN (the table changed since this
+# writer read it: ip_tables' num_counters check) is retried, as a caller
+# of libiptc must.  EINVAL is what ip_tables gives the SET_ADD_COUNTERS
+# that follows a successful SET_REPLACE when another commit came in
+# between (the number of counters changed): the change is in, so it is
+# not retried (the callers check that each such change is in the table
+# exactly once).  One line per attempt in LOG: "eagain", "ok", "einval"
+# or "err MESSAGE"; status 0 once committed, 1 on any other error.
+ipt_racing() {
+	local id=$1 log=$2 out i
+	shift 2
+	for i in $(seq 1 100); do
+		if out=$(XTABLES_LOCKFILE=/tmp/xtables.$id.lock $IPT "$@" 2>&1); then
+			echo ok >>"$log"
+			return 0
+		fi
+		case $out in
+		*"Resource temporarily unavailable"*) echo eagain >>"$log" ;;
+		*"Invalid argument"*) echo einval >>"$log"; return 0 ;;
+		*) echo "err $out" >>"$log"; return 1 ;;
+		esac
+	done
+	return 1
 }
 
 # What may differ between two runs of a command: the save timestamps.

@@ -12,24 +12,33 @@ tests/ipt/gen-ruleset 300 | ipt_drop_unenforceable | sed 's/^-A/[3:300] -A/' >"$
 iptables-legacy-restore -c <"$IPT_OUT/r.rules" || fail "restore"
 $IPT -A INPUT -m comment --comment "after restore" -j ACCEPT || fail "append"
 $IPT -Z FORWARD || fail "zero"
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/before" || fail "save"
-old=$(helper_pids)
-[ -n "$old" ] || fail "no helper"
-kill -9 $old
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after" || fail "save after kill"
-new=$(helper_pids)
-[ -n "$new" ] && [ "$new" != "$old" ] || fail "no new helper ($old -> $new)"
-diff -u "$IPT_OUT/before" "$IPT_OUT/after" || fail "state lost in the restart"
+# save: iptables-legacy-save -c, normalized, into FILE; fails on save's
+# own status (not only the last command of the pipe's)
+save() {
+	local raw
+	raw=$(iptables-legacy-save -c) || fail "iptables-legacy-save -c failed ($1)"
+	printf '%s\n' "$raw" | ipt_normalize >"$IPT_OUT/$1"
+}
+# kill_restart N: save, kill -9 the helper, save again (which a new helper
+# serves); the two saves must be equal
+kill_restart() {
+	local old
+	save before$1
+	old=$(helper_pids)
+	[ -n "$old" ] || fail "no helper before kill $1"
+	kill -9 $old
+	save after$1
+	assert_new_helper "$old"
+	diff -u "$IPT_OUT/before$1" "$IPT_OUT/after$1" || fail "state lost in restart $1"
+}
+kill_restart 1
 # twice in a row, with a change in between
 $IPT -D INPUT -m comment --comment "after restore" -j ACCEPT || fail "delete"
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/before2"
-kill -9 $(helper_pids)
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after2"
-diff -u "$IPT_OUT/before2" "$IPT_OUT/after2" || fail "state lost in the second restart"
+kill_restart 2
 # a replace the kernel side rejects (a loop: ELOOP) changes nothing
 printf '*filter\n:la - [0:0]\n:lb - [0:0]\n-A la -j lb\n-A lb -j la\n-A INPUT -j la\nCOMMIT\n' |
 	iptables-legacy-restore -n && fail "a restore with a loop succeeded"
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after3"
+save after3
 diff -u "$IPT_OUT/before2" "$IPT_OUT/after3" || fail "a rejected restore changed the table"
 # `iptables -A` makes three requests: GET_INFO, GET_ENTRIES, SET_REPLACE.
 # strace kills the helper at its third reply (writev), after the change was
@@ -45,10 +54,11 @@ wait_for 10 grep -q '^TracerPid:[[:space:]]*[1-9]' "/proc/$pid/status" || fail "
 dmesg_mark
 $IPT -A INPUT -s 10.99.0.1 -j ACCEPT && fail "append succeeded although the helper died before answering"
 wait $tracer
-iptables-legacy-save -c | ipt_normalize >"$IPT_OUT/after4"
+save after4
+assert_new_helper "$pid"
 diff -u "$IPT_OUT/before2" "$IPT_OUT/after4" || fail "an unacknowledged change survived the restart"
 dmesg_since_mark | grep -q 'a newer change was saved but never acknowledged' ||
 	fail "the restarted helper did not say it dropped the unacknowledged change"
 ipt_reset
 modprobe -r ebpfilter || fail "cannot unload ebpfilter"
-echo "PASS ipt-restart: $(grep -c -- '^\[' "$IPT_OUT/before") rules and counters survived two kill -9; an unacknowledged change did not"
+echo "PASS ipt-restart: $(grep -c -- '^\[' "$IPT_OUT/before1") rules and counters survived two kill -9; an unacknowledged change did not"

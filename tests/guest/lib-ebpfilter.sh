@@ -19,14 +19,19 @@ ebpf_install() {
 	[ -f "$EBPF_KO" ] || fail "no module at $EBPF_KO (run make)"
 	mkdir -p "/lib/modules/$KVER/updates"
 	cp "$EBPF_KO" "/lib/modules/$KVER/updates/ebpfilter.ko"
-	# The index was prepared on the host (tests/tools/prepare-modindex):
-	# depmod over the whole tree takes a minute in a TCG guest.
-	if [ -f "build/modindex/$KVER/modules.dep" ]; then
-		cp build/modindex/"$KVER"/modules.* "/lib/modules/$KVER/"
-	else
-		depmod -a "$KVER" || fail "depmod"
-	fi
+	modindex_install || depmod -a "$KVER" || fail "depmod"
 	cp packaging/modprobe.d/ebpfilter.conf /etc/modprobe.d/ebpfilter.conf
+}
+
+# The module index prepared on the host at build time
+# (tests/tools/prepare-modindex: depmod over the whole tree takes a minute
+# in a TCG guest), copied into the guest's overlay; 1 if there is none.
+# Also what modprobe of in-tree modules should read: the host's own index
+# is live, and a depmod there (a DKMS install on this shared machine) while
+# a guest runs has given "Module ip_tables not found".
+modindex_install() {
+	[ -f "build/modindex/$KVER/modules.dep" ] || return 1
+	cp build/modindex/"$KVER"/modules.* "/lib/modules/$KVER/"
 }
 
 helper_pids() {
@@ -35,6 +40,26 @@ helper_pids() {
 
 helper_count() {
 	helper_pids | wc -l
+}
+
+# assert_new_helper OLD: after a kill -9 of helper OLD and a request, one
+# helper runs and it is a new one (else the request was served by nothing
+# that restarted, and a "same state after the restart" check saw no restart)
+assert_new_helper() {
+	local new
+	new=$(helper_pids)
+	[ -n "$new" ] && [ "$new" != "$1" ] && [ "$(helper_count)" = 1 ] ||
+		fail "no new helper after killing pid $1: now '$(echo $new)'"
+}
+
+# bpf_count prog|map|link REGEX: how many objects bpftool lists whose line
+# matches REGEX; fails the test when bpftool itself fails, so a broken
+# bpftool cannot read as "0 objects left".  In $(...), fail ends only the
+# subshell: call it as n=$(bpf_count ...) || exit 1
+bpf_count() {
+	local out
+	out=$(${BPFTOOL:-bpftool} "$1" show 2>&1) || fail "bpftool $1 show failed: $out"
+	printf '%s\n' "$out" | grep -c -- "$2" || :	# (grep -c: status 1 on 0)
 }
 
 # AF_UNIX sockets system-wide (kernel-made ones included): a leaked

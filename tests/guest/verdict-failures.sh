@@ -36,8 +36,10 @@ check() {
 	diff -u $F/base.expect "$out/$1.verdicts" >"$out/$1.diff"
 }
 
-ids() {	# prog|map|link: the object ids bpftool lists
-	bpftool "$1" show 2>/dev/null | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort
+ids() {	# prog|map|link: the object ids bpftool lists (fails if bpftool does)
+	local out
+	out=$(bpftool "$1" show 2>&1) || fail "bpftool $1 show failed: $out"
+	printf '%s\n' "$out" | sed -n 's/^\([0-9][0-9]*\): .*/\1/p' | sort
 }
 tc_filters() {
 	local d

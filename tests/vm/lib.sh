@@ -6,7 +6,14 @@
 #   in_guest                  true inside a run-guest VM (RUN_GUEST=1)
 #   require_guest             fail unless in a run-guest VM (never touch the host kernel)
 #   fail MSG...               print "FAIL: MSG" to stderr, exit 1
-#   skip MSG...               print "SKIP: MSG", exit 0
+#   skip MSG...               print "SKIP: MSG", exit 77: the whole test does
+#                             not apply here (counted as skipped, never passed)
+#   skip_part WHAT MSG...     print "SKIP WHAT: MSG" and go on: one part of the
+#                             test did not run (run-all counts each such line
+#                             as one skipped check)
+#   timing_fail MSG...        print "TIMING: MSG", exit 75: a failure the test
+#                             itself knows is TCG timing (a retransmission, a
+#                             stalled guest); the only status run-all reruns
 #   note MSG...               print "--- MSG"
 #   assert_eq WANT GOT [WHAT] fail unless the two strings are equal
 #   assert_ok CMD...          fail unless CMD succeeds
@@ -23,9 +30,11 @@
 #   dmesg_since_mark          print kernel log lines after the last mark
 #   wait_for SECS CMD...      poll CMD every 0.1 s until it succeeds (1 on timeout)
 #
-# Exit codes seen by the test runner: 0 pass, 1 fail (fail/assert_*), any
-# other nonzero = whatever the script returned; run-guest adds 123 (kernel
-# warnings in strict mode), 124 (timeout), 125 (guest died).
+# Exit codes seen by the test runner: 0 pass, 1 fail (fail/assert_*), 77
+# skipped (skip), 75 timing failure (timing_fail; rerun once), any other
+# nonzero = whatever the script returned (a failure); run-guest adds 123
+# (kernel warnings in strict mode), 124 (timeout), 125 (guest died), which
+# are failures and never rerun.
 
 kver() { uname -r; }
 
@@ -42,7 +51,16 @@ fail() {
 
 skip() {
 	echo "SKIP: $*"
-	exit 0
+	exit 77
+}
+
+skip_part() {
+	echo "SKIP $*"
+}
+
+timing_fail() {
+	echo "TIMING: $*"
+	exit 75
 }
 
 note() { echo "--- $*"; }
