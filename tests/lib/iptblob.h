@@ -12,7 +12,7 @@
 #define IPTBLOB_H
 
 #include <stddef.h>
-#include "load/enforce.h"
+#include "ipt/table_view.h"
 
 struct iptblob {
 	unsigned char *data;

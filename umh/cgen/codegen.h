@@ -54,7 +54,7 @@ struct cg_opts {
 struct cg_ifinfo {
 	char name[16];		/* dev->name, as ip_tables compares it */
 	__u32 l2len;		/* bytes before the IP header at TC */
-	__u32 flags;		/* ENF_IF_*, the helper's own (enforce_tc.c) */
+	__u32 flags;		/* ENF_IF_*, the helper's own (load/mech_tc.c) */
 };
 
 /* Per-entry counter. */
