@@ -26,6 +26,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -56,6 +57,9 @@
  * - CAP_BPF: maps, programs, links, BTF (bpf_capable());
  * - CAP_PERFMON: the table programs read kernel memory (bpf_rdonly_cast(),
  *   pointer arithmetic the verifier allows only to perfmon_capable());
+ *   without it the verifier refuses them: "'struct sk_buff' access is
+ *   allowed only to CAP_PERFMON and CAP_SYS_ADMIN" (6.12), "pointer
+ *   arithmetic with it prohibited for !root" (6.1);
  * - CAP_NET_ADMIN: netfilter and tc program types (bpf_net_capable()),
  *   tc qdiscs and filters over rtnetlink;
  * Not CAP_SYS_ADMIN: only the probe needs it (libbpf finds
@@ -141,38 +145,24 @@ static const unsigned short allowed[] = {
 /* a jump's offset is 8 bits: over the rest of the list, at most */
 _Static_assert(N_ALLOWED < 256, "allowed[] too long for one jump");
 
-/* clone() for a thread (pthread_create()), never into new namespaces */
 #define CLONE_NEW_ANY	(CLONE_NEWNS | CLONE_NEWUTS | CLONE_NEWIPC | \
 			 CLONE_NEWUSER | CLONE_NEWPID | CLONE_NEWNET | \
 			 CLONE_NEWCGROUP)
 
 /*
- * Allow @nr only when argument @arg's low 32 bits are @val; A holds the
- * number and still does after the block when @nr is another call.
+ * Allow @nr only when the test @jmp (BPF_JEQ, BPF_JSET) of argument @arg's
+ * low 32 bits against @k comes out @want; A holds the number and still
+ * does after the block when @nr is another call.
  */
-static unsigned int arg_eq(struct sock_filter *f, unsigned int n,
-			   unsigned int nr, unsigned int arg, unsigned int val)
+static unsigned int arg_is(struct sock_filter *f, unsigned int n,
+			   unsigned int nr, unsigned int arg,
+			   unsigned short jmp, unsigned int k, bool want)
 {
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
 					      nr, 0, 4);
 	f[n++] = (struct sock_filter)LD_ARG(arg);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      val, 0, 1);
-	f[n++] = (struct sock_filter)ALLOW;
-	f[n++] = (struct sock_filter)DENY;
-	return n;
-}
-
-/* Allow @nr only when argument @arg has none of the bits of @mask. */
-static unsigned int arg_none(struct sock_filter *f, unsigned int n,
-			     unsigned int nr, unsigned int arg,
-			     unsigned int mask)
-{
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      nr, 0, 4);
-	f[n++] = (struct sock_filter)LD_ARG(arg);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JSET | BPF_K,
-					      mask, 1, 0);
+	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | jmp | BPF_K, k,
+					      want ? 0 : 1, want ? 1 : 0);
 	f[n++] = (struct sock_filter)ALLOW;
 	f[n++] = (struct sock_filter)DENY;
 	return n;
@@ -183,6 +173,7 @@ int confine_syscalls(void)
 	struct sock_filter f[PROG_MAX];
 	struct sock_fprog prog = { .filter = f };
 	unsigned int n = 0, i;
+	long r;
 
 	/* x86_64 only; the x32 ABI shares the arch but sets a bit in nr */
 	f[n++] = (struct sock_filter)BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
@@ -195,10 +186,11 @@ int confine_syscalls(void)
 					      X32_SYSCALL_BIT, 0, 1);
 	f[n++] = (struct sock_filter)KILL;
 	/* socket(): netlink only (the tc mechanism's rtnetlink) */
-	n = arg_eq(f, n, SYS_socket, 0, AF_NETLINK);
+	n = arg_is(f, n, SYS_socket, 0, BPF_JEQ, AF_NETLINK, true);
 	/* newfstatat(): only as musl's fstat(), on an fd (AT_EMPTY_PATH) */
-	n = arg_eq(f, n, SYS_newfstatat, 3, AT_EMPTY_PATH);
-	n = arg_none(f, n, SYS_clone, 0, CLONE_NEW_ANY);
+	n = arg_is(f, n, SYS_newfstatat, 3, BPF_JEQ, AT_EMPTY_PATH, true);
+	/* clone(): a thread (pthread_create()), never new namespaces */
+	n = arg_is(f, n, SYS_clone, 0, BPF_JSET, CLONE_NEW_ANY, false);
 	/* each allowed number jumps over the rest of the list and the KILL */
 	for (i = 0; i < N_ALLOWED; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
@@ -209,8 +201,9 @@ int confine_syscalls(void)
 	prog.len = (unsigned short)n;
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
 		return -errno;
-	if (syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
-		    SECCOMP_FILTER_FLAG_TSYNC, &prog))
-		return errno ? -errno : -ESRCH;	/* >0: a thread refused */
-	return 0;
+	r = syscall(SYS_seccomp, SECCOMP_SET_MODE_FILTER,
+		    SECCOMP_FILTER_FLAG_TSYNC, &prog);
+	if (r < 0)
+		return -errno;
+	return r ? -ESRCH : 0;	/* > 0: the id of a thread that refused */
 }
