@@ -11,6 +11,8 @@ KVER=$(uname -r)
 EBPF_KO=${EBPF_KO:-build/kmod/$KVER/ebpfilter.ko}
 # The same module carrying a helper built with EBPF_TEST_BAD_HELLO.
 EBPF_KO_BADHELLO=${EBPF_KO_BADHELLO:-build/kmod-badhello/$KVER/ebpfilter.ko}
+# ... and one built with EBPF_TEST_SIGSYS (a forbidden system call on SIGUSR1).
+EBPF_KO_SIGSYS=${EBPF_KO_SIGSYS:-build/kmod-sigsys/$KVER/ebpfilter.ko}
 SOCKOPT_REQ=${SOCKOPT_REQ:-build/tests/sockopt-req}
 
 # Install the module under test where modprobe finds it (the guest's root

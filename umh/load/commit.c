@@ -51,7 +51,8 @@ _Static_assert(CG_NHOOKS == VAULT_HOOKS, "the vault parks a dispatcher per hook"
 #define ENF_GENS	2
 
 static struct {
-	bool inited, attached;
+	bool probed, inited, attached;
+	int probe_err;		/* enforce_probe()'s result, kept */
 	bool live_uses_ct;	/* the rules in force use conntrack */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* o.nentries: entries counted in o.ctr_fd */
@@ -125,6 +126,20 @@ static int create_base(char *err, size_t len)
 	return 0;
 }
 
+int enforce_probe(void)
+{
+	char err[256] = "";
+
+	if (S.probed)
+		return S.probe_err;
+	S.probed = true;
+	S.probe_err = enf_probe(&S.ek, getenv("EBPFILTER_FORCE_TC") != NULL,
+				err, sizeof(err));
+	if (S.probe_err)
+		log_err("enforcement: %s\n", err);
+	return S.probe_err;
+}
+
 int enforce_init(char *mech, size_t mech_len)
 {
 	const struct enf_mech_ops *m;
@@ -135,12 +150,9 @@ int enforce_init(char *mech, size_t mech_len)
 		snprintf(mech, mech_len, "%s", S.ek.ops->name);
 		return 0;
 	}
-	r = enf_probe(&S.ek, getenv("EBPFILTER_FORCE_TC") != NULL, err,
-		      sizeof(err));
-	if (r) {
-		log_err("enforcement: %s\n", err);
+	r = enforce_probe();
+	if (r)
 		return r;
-	}
 	m = S.ek.ops;
 	snprintf(mech, mech_len, "%s", m->name);
 	S.o.mech = m->cg;

@@ -15,6 +15,14 @@
 #include "ipt/backend.h"
 #include "ipt/table_view.h"
 
+/*
+ * Probe the running kernel once: which mechanism, and what its programs
+ * need from the kernel's BTF (files, and CAP_SYS_ADMIN for module BTF).
+ * main.c calls it before confining the helper; enforce_init() uses the
+ * result.  0 or -errno (logged), the same on every call.
+ */
+int enforce_probe(void);
+
 /* Pick and prepare the hook mechanism for the running kernel; @mech gets
  * its name ("netfilter" or "tc").  Re-adopts objects a previous helper left
  * in force.  0 or -errno. */
