@@ -47,10 +47,21 @@ echo 0 >$S/phase	# how many kills so far: each outcome is logged with it
 # is throttled (a refused restart would be a different test: umd-throttle).
 sleep 11
 log() { echo "$(cat $S/phase) $1" >>"$2"; }
+# held ID: while $S/hold exists, the writers and readers wait between
+# requests (kill 1 is then inside a revision query: an EIO there is seen,
+# while iptables-legacy retries a failed GET_INFO/GET_ENTRIES once by
+# itself, so that an EIO under a writer's or reader's listing can vanish)
+held() {
+	[ -e $S/hold ] || return 0
+	touch $S/held.$1
+	while [ -e $S/hold ]; do sleep 0.1; done
+	rm -f $S/held.$1
+}
 for w in 1 2 3 4; do
 	(
 		j=0
 		while [ ! -e $S/stop ]; do
+			held w$w
 			j=$((j + 1))
 			r="-A INPUT -s 10.8.$w.$j/32 -j ACCEPT"
 			: >$S/att.w$w
@@ -69,6 +80,7 @@ for r in 1 2 3; do
 	(
 		k=0
 		while [ ! -e $S/stop ]; do
+			held r$r
 			k=$((k + 1))
 			if XTABLES_LOCKFILE=/tmp/xtables.sr$r.lock $IPT -S INPUT >$S/snap.$r.$k 2>&1; then
 				log ok $S/r$r
@@ -90,6 +102,7 @@ for r in 1 2 3; do
 		done
 	) &
 done
+all_held() { [ "$(ls $S/held.* 2>/dev/null | wc -l)" = 7 ]; }
 # served_in PHASE: every requester has had a request served in PHASE
 served_in() {
 	local f
@@ -105,7 +118,10 @@ for kill in 1 2; do
 	[ "$(helper_count)" = 1 ] || fail "$(helper_count) helpers before kill $kill"
 	if [ $kill = 1 ]; then
 		# inside a request: strace kills the helper as it writes its
-		# third reply after attaching, so that request surely gets EIO
+		# third reply after attaching, while only the revision queriers
+		# run, so that request surely gets EIO, and it is seen
+		touch $S/hold
+		wait_for 60 all_held || fail "writers and readers not held before kill 1"
 		strace -qq -o /dev/null -p "$old" -e trace=writev \
 			-e inject=writev:signal=KILL:when=3 &
 		wait_for 60 bash -c "! kill -0 $old 2>/dev/null" || fail "strace did not kill the helper"
@@ -114,6 +130,7 @@ for kill in 1 2; do
 		kill -9 "$old"	# wherever it is
 	fi
 	echo $kill >$S/phase
+	rm -f $S/hold
 	wait_for 60 served_in $kill || fail "requesters not all served after kill $kill"
 	assert_new_helper "$old"
 done
