@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: (GPL-2.0 OR BSD-2-Clause) */
+/*
+ * ebpfilter control file: the helper's calls into ebpfilter.ko.
+ *
+ * The channel (proto.h) carries the kernel's requests to the helper.  The
+ * other direction, the helper handing the module what it built, needs the
+ * helper's own process context: the BPF program and map fds it passes
+ * resolve only in its fd table.  So the module installs one more file in
+ * the helper at exec, an anonymous inode whose ioctls only ever come from
+ * that process: fd EBPF_CTL_FD.
+ *
+ * The mechanism (docs/design.md): ebpfilter.ko registers the table's
+ * netfilter hooks itself (NF_INET_LOCAL_IN, FORWARD, LOCAL_OUT at
+ * NF_IP_PRI_FILTER, as iptable_filter), runs the helper's program for the
+ * hook, and walks the rules itself, exactly as ipt_do_table() does with
+ * the kernel's own xt_* extension code, for a hook the helper did not
+ * compile (it has a rule no emitter serves: REJECT, LOG, limit, ...).
+ * Every match and target of the table is looked up and checked by the
+ * module with xt_check_match()/xt_check_target() at install, as ip_tables
+ * checks them at SET_REPLACE, so errnos and side effects (module loads,
+ * conntrack enabled per namespace) are ip_tables' own.
+ *
+ * All fields in host byte order; no implicit padding.
+ */
+#ifndef EBPFILTER_CTL_H
+#define EBPFILTER_CTL_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+/* The control file's fd in the helper at exec (kmod/umd_shim.c). */
+#define EBPF_CTL_FD		5
+
+/* The filter table's hooks a program can be given for, in this order. */
+enum ebpf_ctl_hook {
+	EBPF_CTL_LOCAL_IN,
+	EBPF_CTL_FORWARD,
+	EBPF_CTL_LOCAL_OUT,
+	EBPF_CTL_NHOOKS,
+};
+
+/* The number of netfilter hooks of an IPv4 table (NF_INET_NUMHOOKS). */
+#define EBPF_CTL_NF_HOOKS	5
+
+/**
+ * struct ebpf_ctl_install - a new rule set for a table, made live
+ * @size:        sizeof(struct ebpf_ctl_install) (the ABI's version)
+ * @flags:       0
+ * @name:        the table ("filter"), NUL-terminated
+ * @entries:     user pointer to the table's entries as in ipt_replace
+ *               (struct ipt_entry...), already validated by the helper as
+ *               translate_table() validates them (sizes, offsets, hooks,
+ *               loops).  On success the module writes them back as
+ *               GET_ENTRIES must show them: every match and target
+ *               payload's kernel-private tail zeroed (xt_match_to_user),
+ *               counters zero.  The helper stores that copy.
+ * @entries_size: bytes at @entries (ipt_replace.size)
+ * @num_entries: ipt_replace.num_entries
+ * @valid_hooks: ipt_replace.valid_hooks
+ * @hook_entry:  ipt_replace.hook_entry (offsets into @entries)
+ * @underflow:   ipt_replace.underflow
+ * @prog_fd:     per hook (enum ebpf_ctl_hook): a BPF_PROG_TYPE_SCHED_CLS
+ *               program that decides the hook's packets (see "Programs"),
+ *               or -1: the module walks the hook's rules itself
+ * @counters_fd: a BPF_MAP_TYPE_ARRAY with one element, at least
+ *               @num_entries struct ebpf_counter: the rules' counters,
+ *               indexed by entry ordinal, shared by the programs and the
+ *               module's walk (atomic adds)
+ * @reserved:    0
+ *
+ * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
+ * extension instances destroyed after no packet can still see them), or
+ * -errno with nothing changed: the errno of the first match or target that
+ * ip_tables would refuse (ENOENT for an unknown extension, the result of
+ * xt_check_match()/xt_check_target() otherwise), EBADF/EINVAL for a bad
+ * program or map, ENOMEM.
+ */
+struct ebpf_ctl_install {
+	__u32 size;
+	__u32 flags;
+	char name[32];
+	__u64 entries;
+	__u32 entries_size;
+	__u32 num_entries;
+	__u32 valid_hooks;
+	__u32 hook_entry[EBPF_CTL_NF_HOOKS];
+	__u32 underflow[EBPF_CTL_NF_HOOKS];
+	__s32 prog_fd[EBPF_CTL_NHOOKS];
+	__s32 counters_fd;
+	__u32 reserved;
+};
+
+/* One rule's counters in the counters map. */
+struct ebpf_counter {
+	__u64 pkts;
+	__u64 bytes;
+};
+
+/*
+ * Programs.  The module runs a hook's program on the skb at the netfilter
+ * hook: skb->data is the IP header (no link-layer header: l2len 0) and
+ * __sk_buff.len is skb->len (what ip_tables counts).  Around the run the
+ * module saves skb->cb and fills the program-visible words:
+ */
+enum ebpf_ctl_cb {
+	EBPF_CB_OUT_IFINDEX,	/* cb[0]: output device, 0 if none */
+	EBPF_CB_L2LEN,		/* cb[1]: 0 */
+	EBPF_CB_IN_IFINDEX,	/* cb[2]: input device, 0 if none */
+	EBPF_CB_CTSTATE,	/* cb[3]: xt_conntrack's state bit of the
+				 * packet (INVALID 1, ESTABLISHED 2, RELATED 4,
+				 * NEW 8, SNAT 64, DNAT 128, UNTRACKED 256) */
+	EBPF_CB_HOOK,		/* cb[4]: NF_INET_* */
+};
+
+/* A program's return value: the verdict.  Anything else drops the packet
+ * (never fail open) and is counted in the module's error statistics. */
+#define EBPF_PROG_DROP		0
+#define EBPF_PROG_ACCEPT	1
+
+#define EBPF_IOC_INSTALL	_IOW('E', 1, struct ebpf_ctl_install)
+
+#endif
