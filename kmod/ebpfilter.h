@@ -19,6 +19,7 @@ struct ebpf_exchange;
 extern unsigned int handshake_timeout_ms;
 extern unsigned int request_timeout_ms;
 extern unsigned int max_table_bytes;
+extern char *mechanism;
 
 /* The embedded helper image (helper_blob.S; init data). */
 extern const char ebpf_helper_image_start[];
@@ -37,5 +38,13 @@ void ebpf_sockopt_unregister(void);
 /* procfs.c: /proc/net/ip_tables_names. */
 int ebpf_procfs_init(void);
 void ebpf_procfs_exit(void);
+
+/*
+ * xt_*.c: the rule sets the helper installs (ctl.c), run at this module's
+ * own netfilter hooks with the kernel's x_tables extensions.
+ */
+int __init ebpf_xt_init(void);
+void ebpf_xt_exit(void);
+struct file *ebpf_ctl_file_create(void);
 
 #endif

@@ -30,6 +30,11 @@ module_param(max_table_bytes, uint, 0644);
 MODULE_PARM_DESC(max_table_bytes,
 		 "Largest rule blob accepted from iptables (bytes; at most 60 MiB)");
 
+char *mechanism = "auto";
+module_param(mechanism, charp, 0444);
+MODULE_PARM_DESC(mechanism,
+		 "How rules meet packets: auto (kmod if the helper can), kmod (this module's own netfilter hooks), netfilter (BPF netfilter links, 6.4+), tc (clsact)");
+
 static int __init ebpfilter_init(void)
 {
 	int err;
@@ -39,10 +44,15 @@ static int __init ebpfilter_init(void)
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}
+	err = ebpf_xt_init();
+	if (err) {
+		pr_err("not loaded: cannot register the built-in extensions (%d)\n", err);
+		return err;
+	}
 	err = ebpf_sup_init();
 	if (err) {
 		pr_err("not loaded: the helper did not come up (%d)\n", err);
-		return err;
+		goto xt_exit;
 	}
 	err = ebpf_sockopt_register();
 	if (err)
@@ -58,6 +68,8 @@ unregister:
 	ebpf_sockopt_unregister();
 stop_helper:
 	ebpf_sup_exit();
+xt_exit:
+	ebpf_xt_exit();
 	pr_err("not loaded (%d)\n", err);
 	return err;
 }
@@ -67,6 +79,7 @@ static void __exit ebpfilter_exit(void)
 	ebpf_procfs_exit();
 	ebpf_sockopt_unregister();
 	ebpf_sup_exit();
+	ebpf_xt_exit();
 	pr_info("unloaded\n");
 }
 

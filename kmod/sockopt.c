@@ -17,8 +17,10 @@
 
 #include <linux/capability.h>
 #include <linux/compat.h>
+#include <linux/kmod.h>
 #include <linux/mm.h>
 #include <linux/netfilter.h>
+#include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/sockptr.h>
 #include <linux/uaccess.h>
@@ -247,7 +249,17 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 			return -EINVAL;
 		if (copy_from_user(&in.rev, user, sizeof(in.rev)))
 			return -EFAULT;
-		return get(optval, user, *len, &in.rev, sizeof(in.rev), 0, 0);
+		in.rev.name[sizeof(in.rev.name) - 1] = 0;
+		/* x_tables knows every extension this kernel has (and loads
+		 * it by the alias ip_tables asks for); answered as
+		 * do_ipt_get_ctl() answers, a positive value the best
+		 * revision */
+		try_then_request_module(xt_find_revision(AF_INET, in.rev.name,
+							 in.rev.revision,
+							 optval == IPT_SO_GET_REVISION_TARGET,
+							 &err),
+					"ipt_%s", in.rev.name);
+		return err;
 	default:
 		return -EINVAL;
 	}

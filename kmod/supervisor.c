@@ -249,6 +249,7 @@ static int handshake_locked(void)
 	int err;
 
 	strscpy(hello.version, EBPFILTER_VERSION, sizeof(hello.version));
+	strscpy(hello.mechanism, mechanism, sizeof(hello.mechanism));
 	err = ebpf_channel_exchange(sup.umd.chan, &x);
 	if (err == -ETIMEDOUT) {
 		pr_err("helper handshake failed: no answer within %u ms\n",
@@ -425,6 +426,7 @@ int __init ebpf_sup_init(void)
 		pr_err("cannot copy the helper image (%zu bytes): %d\n", len, err);
 		return err;
 	}
+	sup.umd.make_ctl = ebpf_ctl_file_create;
 	mutex_lock(&sup.lock);
 	err = start_locked();
 	mutex_unlock(&sup.lock);

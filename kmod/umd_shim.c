@@ -16,8 +16,9 @@
  *    not exported; a socket pair is bidirectional anyway);
  *  - call_usermodehelper_setup()'s init callback runs in the new task
  *    before exec, with an empty fd table: it installs the channel as fds
- *    0 and 1, the image as fd 2 (close-on-exec) and the vault pair as fds
- *    3 and 4, and the task then execs "/proc/self/fd/2", i.e. the image.
+ *    0 and 1, the image as fd 2 (close-on-exec), the vault pair as fds
+ *    3 and 4 and a new control file of the caller's, if any, as fd 5, and
+ *    the task then execs "/proc/self/fd/2", i.e. the image.
  *
  * The helper is a child of kthreadd, which reaps it at exit; its exit code
  * is read from the task_struct we hold a reference on.
@@ -45,6 +46,7 @@ enum {
 	HELPER_FD_IMAGE,
 	HELPER_FD_VAULT_TX,
 	HELPER_FD_VAULT_RX,
+	HELPER_FD_CTL,		/* = EBPF_CTL_FD (include/ebpfilter/ctl.h) */
 };
 
 #define HELPER_EXEC_PATH "/proc/self/fd/2"
@@ -181,6 +183,19 @@ static int umd_setup(struct subprocess_info *info, struct cred *new)
 		err = install_fd(umd->vault[0], 0, HELPER_FD_VAULT_TX);
 	if (!err)
 		err = install_fd(umd->vault[1], 0, HELPER_FD_VAULT_RX);
+	if (!err && umd->make_ctl) {
+		/*
+		 * Made per helper, and held by it alone: its last fput then
+		 * happens when the reaped helper's files are closed, never
+		 * deferred past the exit of the module whose fops it uses.
+		 */
+		struct file *ctl = umd->make_ctl();
+
+		if (IS_ERR(ctl))
+			return PTR_ERR(ctl);
+		err = install_fd(ctl, 0, HELPER_FD_CTL);
+		fput(ctl);	/* the fd table's reference remains */
+	}
 	if (err)
 		return err;	/* the task exits; its fd table goes with it */
 

@@ -22,6 +22,8 @@ struct task_struct;
  * @vault:    both ends of the vault pair (AF_UNIX datagram), kept across
  *            restarts; the helper parks the fds that keep its BPF objects
  *            alive there (see umh/vault/vault.c)
+ * @make_ctl: makes a file to install as fd 5 in each helper started, or
+ *            NULL; the helper holds the only reference
  * @tgid:     the running helper's pid, or NULL
  * @task:     reference to the running helper's task, for its exit code
  */
@@ -30,6 +32,7 @@ struct ebpf_umd {
 	struct file *image;
 	struct socket *chan;
 	struct file *vault[2];
+	struct file *(*make_ctl)(void);
 	struct pid *tgid;
 	struct task_struct *task;
 };

@@ -22,4 +22,15 @@
 #define EBPF_UMD_MECHANISM "shim"
 #endif
 
+/*
+ * The namespace bpf_map_get() is exported in (probe.sh): imported once, in
+ * xt_table.c.  MODULE_IMPORT_NS takes the bare name before v6.13 and a
+ * string after; the targets here before 7.x use the bare name.
+ */
+#ifdef EBPF_HAVE_NS_BPF_INTERNAL
+#define EBPF_IMPORT_BPF_NS() MODULE_IMPORT_NS(BPF_INTERNAL)
+#else
+#define EBPF_IMPORT_BPF_NS()
+#endif
+
 #endif /* EBPF_COMPAT_H */

@@ -45,6 +45,14 @@ mkdir -p "$(dirname "$out")"
 	   exported umd_unload_blob && exported umd_cleanup_helper; then
 		echo "#define EBPF_HAVE_NATIVE_UMD 1"
 	fi
+
+	# Checked 2026-12-04 in Debian's Module.symvers: 6.12.118 exports
+	# bpf_map_get in namespace BPF_INTERNAL, 6.1.0-57 plainly (the
+	# namespace came between them).  The rule engine
+	# (xt_table.c) holds the helper's counters map with it.
+	if awk '$2 == "bpf_map_get" && $5 == "BPF_INTERNAL" { f = 1 } END { exit !f }' "$symvers"; then
+		echo "#define EBPF_HAVE_NS_BPF_INTERNAL 1"
+	fi
 } > "$tmp"
 
 # What the blob-exec shim is built from (kmod/umd_shim.c, kmod/channel.c,
@@ -60,12 +68,18 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   nf_register_sockopt nf_unregister_sockopt ns_capable \
 	   proc_create_net_single remove_proc_entry \
 	   register_pernet_subsys unregister_pernet_subsys \
-	   nf_ct_netns_get nf_ct_netns_put; do
+	   nf_ct_netns_get nf_ct_netns_put \
+	   anon_inode_getfile xt_request_find_match xt_request_find_target \
+	   xt_check_match xt_check_target xt_check_entry_offsets \
+	   xt_alloc_entry_offsets xt_find_jump_offset xt_check_table_hooks \
+	   xt_register_targets xt_register_matches xt_tee_enabled \
+	   nf_skb_duplicated nf_register_net_hooks bpf_prog_get_type_dev \
+	   bpf_prog_put bpf_map_get bpf_map_put; do
 	exported "$sym" || missing="$missing $sym"
 done
 if [ -n "$missing" ]; then
 	rm -f "$tmp"
-	echo "ebpfilter: this kernel does not export what the blob-exec shim needs:$missing" >&2
+	echo "ebpfilter: this kernel does not export what the blob-exec shim and the rule engine need:$missing" >&2
 	echo "ebpfilter: (read from $symvers)" >&2
 	exit 1
 fi

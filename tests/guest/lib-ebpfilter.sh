@@ -81,7 +81,7 @@ dmesg_has() {
 # One iptables control request (a revision query) through the module.
 request_ok() {
 	local out
-	out=$("$SOCKOPT_REQ" rev-match tcp) || return 1
+	out=$("$SOCKOPT_REQ" served) || return 1
 	[ "$out" = "ok 0" ]
 }
 

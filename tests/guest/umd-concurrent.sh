@@ -16,7 +16,7 @@ ebpf_install
 burst() {
 	local i pids=() rc=0
 	for i in $(seq 1 8); do
-		"$SOCKOPT_REQ" rev-match tcp > "/tmp/burst.$i" &
+		"$SOCKOPT_REQ" served > "/tmp/burst.$i" &
 		pids+=($!)
 	done
 	for i in "${pids[@]}"; do wait "$i" || rc=1; done
@@ -93,7 +93,7 @@ for r in 1 2 3; do
 	) &
 	(
 		while [ ! -e $S/stop ]; do
-			a=$("$SOCKOPT_REQ" rev-match tcp)
+			a=$("$SOCKOPT_REQ" served)
 			case $a in
 			"ok 0") log ok $S/q$r ;;
 			"err EIO 5") log eio $S/q$r ;;

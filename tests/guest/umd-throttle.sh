@@ -12,7 +12,7 @@ for i in 1 2 3; do
 	[ $i = 3 ] || request_ok || fail "restart $i not served"
 done
 dmesg_has "helper keeps dying (3 times" || fail "throttling not reported"
-out=$("$SOCKOPT_REQ" rev-match tcp)
+out=$("$SOCKOPT_REQ" served)
 [ "$out" = "err EIO 5" ] || fail "request during throttling: '$out'"
 [ "$(helper_count)" = 0 ] || fail "helper restarted while throttled"
 dmesg_has "helper restart throttled" || fail "refusal not reported"

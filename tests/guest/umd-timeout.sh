@@ -8,7 +8,7 @@ modprobe ebpfilter request_timeout_ms=2000 || fail modprobe
 pid1=$(helper_pids)
 kill -STOP "$pid1"
 start=$(date +%s%N)
-out=$("$SOCKOPT_REQ" rev-match tcp)
+out=$("$SOCKOPT_REQ" served)
 ms=$((($(date +%s%N) - start) / 1000000))
 echo "stopped helper: request answered '$out' after $ms ms"
 [ "$out" = "err EIO 5" ] || fail "expected EIO, got '$out'"

@@ -6,6 +6,10 @@
  *   sockopt-req rev-match NAME [REV]   IPT_SO_GET_REVISION_MATCH
  *   sockopt-req rev-target NAME [REV]  IPT_SO_GET_REVISION_TARGET
  *   sockopt-req info [TABLE]           IPT_SO_GET_INFO
+ *   sockopt-req served                 IPT_SO_GET_INFO of filter, without
+ *                                      the info line: a request the helper
+ *                                      serves (revision queries are the
+ *                                      kernel's own, as under ip_tables)
  *
  * Prints "ok <return value>" or "err <errno name> <errno>" and exits 0
  * when the request got an answer (either kind), 2 on usage errors.
@@ -54,7 +58,7 @@ int main(int argc, char **argv)
 		rev.revision = argc > 3 ? atoi(argv[3]) : 0;
 		return report(getsockopt(fd, SOL_IP, opt, &rev, &len));
 	}
-	if (!strcmp(argv[1], "info")) {
+	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "served")) {
 		struct ipt_getinfo info = { 0 };
 		socklen_t len = sizeof(info);
 		int ret;
@@ -62,12 +66,12 @@ int main(int argc, char **argv)
 		snprintf(info.name, sizeof(info.name), "%s",
 			 argc > 2 ? argv[2] : "filter");
 		ret = getsockopt(fd, SOL_IP, IPT_SO_GET_INFO, &info, &len);
-		if (!ret)
+		if (!ret && argv[1][0] == 'i')
 			printf("info hooks=0x%x entries=%u size=%u\n",
 			       info.valid_hooks, info.num_entries, info.size);
 		return report(ret);
 	}
 usage:
-	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE]\n");
+	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served\n");
 	return 2;
 }

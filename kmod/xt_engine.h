@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The rule engine: a table the helper installed (ctl.c -> xt_table.c), run
+ * at this module's own netfilter hooks (xt_hook.c) by the helper's BPF
+ * program for the hook, or by a walk of the rules that is ipt_do_table()'s
+ * own, with the kernel's x_tables extensions.  The built-in extensions
+ * that ip_tables.ko itself registers (the standard and ERROR targets, the
+ * icmp match) are registered by xt_builtin.c, so that ip_tables never has
+ * to be loaded.
+ */
+#ifndef EBPFILTER_XT_ENGINE_H
+#define EBPFILTER_XT_ENGINE_H
+
+#include <linux/netfilter.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
+#include <ebpfilter/ctl.h>
+
+struct bpf_map;
+struct bpf_prog;
+
+/**
+ * struct ebpf_xt_table - one installed rule set (immutable once live)
+ * @entries:    the rules as ip_tables keeps them: u.kernel pointers to the
+ *              checked extensions, counters.pcnt the entry's ordinal (its
+ *              slot in @counters)
+ * @size:       bytes at @entries
+ * @number:     entries
+ * @stacksize:  user chains: the deepest a walk's jump stack can grow
+ * @hook_entry: offsets of the built-in chains, per NF_INET hook
+ * @underflow:  offsets of their policies
+ * @valid_hooks: the table's hooks
+ * @prog:       per enum ebpf_ctl_hook: the helper's program, or NULL (walk)
+ * @counters_map: held for @counters
+ * @counters:   the value of @counters_map: struct ebpf_counter[@number]
+ * @jumpstack:  per CPU, 2 * @stacksize entry pointers (the second half for
+ *              a packet TEE duplicated, as ip_tables)
+ */
+struct ebpf_xt_table {
+	void *entries;
+	unsigned int size, number, stacksize;
+	unsigned int hook_entry[NF_INET_NUMHOOKS];
+	unsigned int underflow[NF_INET_NUMHOOKS];
+	unsigned int valid_hooks;
+	struct bpf_prog *prog[EBPF_CTL_NHOOKS];
+	struct bpf_map *counters_map;
+	struct ebpf_counter *counters;
+	struct ipt_entry **jumpstack;
+};
+
+/* ip_tables.c's own helper (static there) */
+static inline const struct xt_entry_target *
+ipt_get_target_c(const struct ipt_entry *e)
+{
+	return ipt_get_target((struct ipt_entry *)e);
+}
+
+static inline struct ipt_entry *ipt_next_entry(const struct ipt_entry *e)
+{
+	return (void *)e + e->next_offset;
+}
+
+/* xt_builtin.c */
+int ebpf_xt_builtin_register(void);
+void ebpf_xt_builtin_unregister(void);
+
+/* xt_table.c: INSTALL (ctl.c), and everything freed at exit */
+int ebpf_xt_install(const struct ebpf_ctl_install *req);
+
+/* xt_hook.c */
+extern struct ebpf_xt_table __rcu *ebpf_xt_live;
+int ebpf_xt_hooks_register(void);
+void ebpf_xt_hooks_unregister(void);
+unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
+			  const struct nf_hook_state *state);
+
+#endif

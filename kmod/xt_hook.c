@@ -1,0 +1,279 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The filter table's hooks: NF_INET_LOCAL_IN, FORWARD and LOCAL_OUT at
+ * NF_IP_PRI_FILTER, where iptable_filter's are.  Per packet: the helper's
+ * program for the hook decides, or, for a hook it did not compile (a rule
+ * no emitter serves), the rules are walked here exactly as ipt_do_table()
+ * walks them, with the kernel's own extension code.
+ *
+ * Programs are BPF_PROG_TYPE_SCHED_CLS run on the skb as it is at the hook
+ * (skb->data at the IP header).  What a tc program finds in skb->cb (the
+ * qdisc's data, data_end) is not what netfilter keeps there (IPCB: the IP
+ * options, read after the hook), so the 48 bytes are saved around the run
+ * and restored, and the program-visible words carry what the program
+ * cannot see at a netfilter hook (ctl.h, enum ebpf_ctl_cb).
+ */
+
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/ip.h>
+#include <linux/netdevice.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/netfilter/xt_conntrack.h>
+#include <linux/netfilter_ipv4.h>
+#include <linux/skbuff.h>
+#include <net/netfilter/nf_conntrack.h>
+#include <net/ip.h>
+#include <net/sch_generic.h>
+
+#include "xt_engine.h"
+
+struct ebpf_xt_table __rcu *ebpf_xt_live;
+
+/* Reached only through a helper bug: counted, then dropped (never open). */
+static atomic_t bad_verdicts = ATOMIC_INIT(0);
+
+static const unsigned int hook_slot[NF_INET_NUMHOOKS] = {
+	[NF_INET_LOCAL_IN] = EBPF_CTL_LOCAL_IN,
+	[NF_INET_FORWARD] = EBPF_CTL_FORWARD,
+	[NF_INET_LOCAL_OUT] = EBPF_CTL_LOCAL_OUT,
+	[NF_INET_PRE_ROUTING] = EBPF_CTL_NHOOKS,
+	[NF_INET_POST_ROUTING] = EBPF_CTL_NHOOKS,
+};
+
+/* ip_tables' ip_packet_match() */
+static inline bool ip_packet_match(const struct iphdr *ip, const char *indev,
+				   const char *outdev,
+				   const struct ipt_ip *ipinfo, int isfrag)
+{
+	unsigned long ret;
+
+	if (NF_INVF(ipinfo, IPT_INV_SRCIP,
+		    (ip->saddr & ipinfo->smsk.s_addr) != ipinfo->src.s_addr) ||
+	    NF_INVF(ipinfo, IPT_INV_DSTIP,
+		    (ip->daddr & ipinfo->dmsk.s_addr) != ipinfo->dst.s_addr))
+		return false;
+	ret = ifname_compare_aligned(indev, ipinfo->iniface,
+				     ipinfo->iniface_mask);
+	if (NF_INVF(ipinfo, IPT_INV_VIA_IN, ret != 0))
+		return false;
+	ret = ifname_compare_aligned(outdev, ipinfo->outiface,
+				     ipinfo->outiface_mask);
+	if (NF_INVF(ipinfo, IPT_INV_VIA_OUT, ret != 0))
+		return false;
+	if (ipinfo->proto &&
+	    NF_INVF(ipinfo, IPT_INV_PROTO, ip->protocol != ipinfo->proto))
+		return false;
+	if (NF_INVF(ipinfo, IPT_INV_FRAG,
+		    (ipinfo->flags & IPT_F_FRAG) && !isfrag))
+		return false;
+	return true;
+}
+
+static inline void count(const struct ebpf_xt_table *t,
+			 const struct ipt_entry *e, const struct sk_buff *skb)
+{
+	struct ebpf_counter *c = &t->counters[e->counters.pcnt];
+
+	/* the programs add atomically to the same slots */
+	atomic64_add(1, (atomic64_t *)&c->pkts);
+	atomic64_add(skb->len, (atomic64_t *)&c->bytes);
+}
+
+/*
+ * ipt_do_table(), on this module's table: the same order of tests, the
+ * same jump stack, counters, hotdrop and verdicts.  Called with BHs off.
+ */
+unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
+			  const struct nf_hook_state *state)
+{
+	static const char nulldevname[IFNAMSIZ] __aligned(sizeof(long));
+	unsigned int hook = state->hook, verdict = NF_DROP, stackidx = 0;
+	const struct iphdr *ip = ip_hdr(skb);
+	const char *indev, *outdev;
+	struct xt_action_param acpar;
+	struct ipt_entry *e, **jumpstack;
+	const void *table_base = t->entries;
+
+	indev = state->in ? state->in->name : nulldevname;
+	outdev = state->out ? state->out->name : nulldevname;
+	acpar.fragoff = ntohs(ip->frag_off) & IP_OFFSET;
+	acpar.thoff = ip_hdrlen(skb);
+	acpar.hotdrop = false;
+	acpar.state = state;
+
+	jumpstack = t->jumpstack +
+		    smp_processor_id() * 2 * max(t->stacksize, 1u);
+	/* TEE's duplicate runs the table from inside the original's walk */
+	if (static_key_false(&xt_tee_enabled))
+		jumpstack += t->stacksize * __this_cpu_read(nf_skb_duplicated);
+
+	e = (struct ipt_entry *)(table_base + t->hook_entry[hook]);
+	do {
+		const struct xt_entry_target *tg;
+		const struct xt_entry_match *ematch;
+
+		if (!ip_packet_match(ip, indev, outdev, &e->ip,
+				     acpar.fragoff)) {
+no_match:
+			e = ipt_next_entry(e);
+			continue;
+		}
+		xt_ematch_foreach(ematch, e) {
+			acpar.match = ematch->u.kernel.match;
+			acpar.matchinfo = ematch->data;
+			if (!acpar.match->match(skb, &acpar))
+				goto no_match;
+		}
+		count(t, e, skb);
+		tg = ipt_get_target_c(e);
+		if (!tg->u.kernel.target->target) {
+			int v = ((struct xt_standard_target *)tg)->verdict;
+
+			if (v < 0) {
+				if (v != XT_RETURN) {
+					verdict = (unsigned int)(-v) - 1;
+					break;
+				}
+				if (stackidx == 0) {
+					e = (struct ipt_entry *)(table_base +
+						t->underflow[hook]);
+				} else {
+					e = jumpstack[--stackidx];
+					e = ipt_next_entry(e);
+				}
+				continue;
+			}
+			if (table_base + v != ipt_next_entry(e) &&
+			    !(e->ip.flags & IPT_F_GOTO)) {
+				if (unlikely(stackidx >= t->stacksize)) {
+					verdict = NF_DROP;
+					break;
+				}
+				jumpstack[stackidx++] = e;
+			}
+			e = (struct ipt_entry *)(table_base + v);
+			continue;
+		}
+		acpar.target = tg->u.kernel.target;
+		acpar.targinfo = tg->data;
+		verdict = tg->u.kernel.target->target(skb, &acpar);
+		if (verdict == XT_CONTINUE) {
+			ip = ip_hdr(skb);	/* the target may have changed it */
+			e = ipt_next_entry(e);
+		} else {
+			break;
+		}
+	} while (!acpar.hotdrop);
+
+	return acpar.hotdrop ? NF_DROP : verdict;
+}
+
+/* xt_conntrack's state bit of the packet (conntrack_mt()), for the program */
+static u32 ct_statebit(const struct sk_buff *skb)
+{
+	enum ip_conntrack_info ctinfo;
+	const struct nf_conn *ct = nf_ct_get(skb, &ctinfo);
+	u32 bit;
+
+	if (ct)
+		bit = XT_CONNTRACK_STATE_BIT(ctinfo);
+	else if (ctinfo == IP_CT_UNTRACKED)
+		return XT_CONNTRACK_STATE_UNTRACKED;
+	else
+		return XT_CONNTRACK_STATE_INVALID;
+	if (test_bit(IPS_SRC_NAT_BIT, &ct->status))
+		bit |= XT_CONNTRACK_STATE_SNAT;
+	if (test_bit(IPS_DST_NAT_BIT, &ct->status))
+		bit |= XT_CONNTRACK_STATE_DNAT;
+	return bit;
+}
+
+static unsigned int run_prog(const struct bpf_prog *prog, struct sk_buff *skb,
+			     const struct nf_hook_state *state)
+{
+	struct qdisc_skb_cb *qcb = qdisc_skb_cb(skb);
+	unsigned char saved[sizeof(skb->cb)];
+	u32 ret;
+
+	memcpy(saved, skb->cb, sizeof(saved));
+	memset(qcb->data, 0, sizeof(qcb->data));
+	((u32 *)qcb->data)[EBPF_CB_OUT_IFINDEX] =
+		state->out ? state->out->ifindex : 0;
+	((u32 *)qcb->data)[EBPF_CB_IN_IFINDEX] =
+		state->in ? state->in->ifindex : 0;
+	((u32 *)qcb->data)[EBPF_CB_CTSTATE] = ct_statebit(skb);
+	((u32 *)qcb->data)[EBPF_CB_HOOK] = state->hook;
+	bpf_compute_data_pointers(skb);
+	ret = bpf_prog_run(prog, skb);
+	memcpy(skb->cb, saved, sizeof(saved));
+	switch (ret) {
+	case EBPF_PROG_DROP:
+		return NF_DROP;
+	case EBPF_PROG_ACCEPT:
+		return NF_ACCEPT;
+	default:
+		if (atomic_inc_return(&bad_verdicts) == 1)
+			pr_err("a program returned %u: packets dropped\n", ret);
+		return NF_DROP;
+	}
+}
+
+static unsigned int ebpf_filter_hook(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
+{
+	const struct ebpf_xt_table *t;
+	const struct bpf_prog *prog;
+	unsigned int verdict = NF_ACCEPT;
+
+	/* nf_hook() holds rcu_read_lock(); the walk wants BHs off (per-CPU
+	 * jump stack; extensions assume it, as under ipt_do_table()) */
+	local_bh_disable();
+	t = rcu_dereference(ebpf_xt_live);
+	if (t && (t->valid_hooks & (1 << state->hook))) {
+		prog = t->prog[hook_slot[state->hook]];
+		if (prog)
+			verdict = run_prog(prog, skb, state);
+		else
+			verdict = ebpf_xt_walk(t, skb, state);
+	}
+	local_bh_enable();
+	return verdict;
+}
+
+static struct nf_hook_ops filter_ops[] = {
+	{
+		.hook = ebpf_filter_hook,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_LOCAL_IN,
+		.priority = NF_IP_PRI_FILTER,
+	},
+	{
+		.hook = ebpf_filter_hook,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_FORWARD,
+		.priority = NF_IP_PRI_FILTER,
+	},
+	{
+		.hook = ebpf_filter_hook,
+		.pf = NFPROTO_IPV4,
+		.hooknum = NF_INET_LOCAL_OUT,
+		.priority = NF_IP_PRI_FILTER,
+	},
+};
+
+int ebpf_xt_hooks_register(void)
+{
+	int err = nf_register_net_hooks(&init_net, filter_ops,
+					ARRAY_SIZE(filter_ops));
+
+	if (!err)
+		pr_info("filter table: own netfilter hooks at LOCAL_IN/FORWARD/LOCAL_OUT, priority %d\n",
+			NF_IP_PRI_FILTER);
+	return err;
+}
+
+void ebpf_xt_hooks_unregister(void)
+{
+	nf_unregister_net_hooks(&init_net, filter_ops, ARRAY_SIZE(filter_ops));
+}

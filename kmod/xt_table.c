@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Installing a table: the helper's EBPF_IOC_INSTALL (ctl.c).
+ *
+ * The helper validated the blob as translate_table() does and compiled
+ * what it could; the module does not trust it any more than it trusts
+ * iptables: the entries are checked again here with ip_tables' own steps
+ * (net/ipv4/netfilter/ip_tables.c: check_entry_size_and_hooks,
+ * mark_source_chains, find_check_entry), since the walk follows their
+ * offsets.  Every match and target, compiled or not, is looked up and
+ * checked by x_tables (xt_request_find_*, xt_check_*) as ip_tables checks
+ * it, so a rule set ip_tables refuses is refused with its errno, and an
+ * extension's side effects at check time (its module loaded, conntrack
+ * enabled in the namespace, a hashlimit or recent table created) happen
+ * as they would under ip_tables.
+ *
+ * The switch is one pointer (ebpf_xt_live) under RCU: no packet sees a mix
+ * of the old and new rule sets; the old one's extension instances are
+ * destroyed only after synchronize_net(), as xt_replace_table() does.
+ */
+
+#include <linux/bpf.h>
+#include <linux/filter.h>
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/mutex.h>
+#include <linux/netfilter/x_tables.h>
+#include <linux/slab.h>
+#include <linux/uaccess.h>
+#include <net/net_namespace.h>
+
+#include "ebpfilter.h"
+#include "xt_engine.h"
+
+EBPF_IMPORT_BPF_NS();
+
+static DEFINE_MUTEX(install_lock);	/* installs, hook registration */
+static bool hooks_registered;
+
+static bool unconditional(const struct ipt_entry *e)
+{
+	static const struct ipt_ip uncond;
+
+	return e->target_offset == sizeof(struct ipt_entry) &&
+	       memcmp(&e->ip, &uncond, sizeof(uncond)) == 0;
+}
+
+static bool ip_checkentry(const struct ipt_ip *ip)
+{
+	return !(ip->flags & ~IPT_F_MASK) && !(ip->invflags & ~IPT_INV_MASK);
+}
+
+static bool check_underflow(const struct ipt_entry *e)
+{
+	const struct xt_entry_target *t;
+	unsigned int verdict;
+
+	if (!unconditional(e))
+		return false;
+	t = ipt_get_target_c(e);
+	if (strcmp(t->u.user.name, XT_STANDARD_TARGET) != 0)
+		return false;
+	verdict = ((struct xt_standard_target *)t)->verdict;
+	verdict = -verdict - 1;
+	return verdict == NF_DROP || verdict == NF_ACCEPT;
+}
+
+static int check_entry_size_and_hooks(struct ipt_entry *e,
+				      struct ebpf_xt_table *t,
+				      const unsigned char *base,
+				      const unsigned char *limit,
+				      const struct ebpf_ctl_install *req)
+{
+	unsigned int h;
+	int err;
+
+	if ((unsigned long)e % __alignof__(struct ipt_entry) != 0 ||
+	    (unsigned char *)e + sizeof(struct ipt_entry) >= limit ||
+	    (unsigned char *)e + e->next_offset > limit)
+		return -EINVAL;
+	if (e->next_offset <
+	    sizeof(struct ipt_entry) + sizeof(struct xt_entry_target))
+		return -EINVAL;
+	if (!ip_checkentry(&e->ip))
+		return -EINVAL;
+	err = xt_check_entry_offsets(e, e->elems, e->target_offset,
+				     e->next_offset);
+	if (err)
+		return err;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(req->valid_hooks & (1 << h)))
+			continue;
+		if ((unsigned char *)e - base == req->hook_entry[h])
+			t->hook_entry[h] = req->hook_entry[h];
+		if ((unsigned char *)e - base == req->underflow[h]) {
+			if (!check_underflow(e))
+				return -EINVAL;
+			t->underflow[h] = req->underflow[h];
+		}
+	}
+	e->counters = ((struct xt_counters) { 0, 0 });
+	e->comefrom = 0;
+	return 0;
+}
+
+/* ip_tables' mark_source_chains(): the hooks each rule is reached from
+ * (comefrom), 0 if there are loops */
+static int mark_source_chains(struct ebpf_xt_table *t, void *entry0,
+			      unsigned int *offsets)
+{
+	unsigned int hook;
+
+	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+		unsigned int pos = t->hook_entry[hook];
+		struct ipt_entry *e = entry0 + pos;
+
+		if (!(t->valid_hooks & (1 << hook)))
+			continue;
+		e->counters.pcnt = pos;
+		for (;;) {
+			const struct xt_standard_target *st =
+				(void *)ipt_get_target_c(e);
+			int visited = e->comefrom & (1 << hook);
+
+			if (e->comefrom & (1 << NF_INET_NUMHOOKS))
+				return 0;
+			e->comefrom |= (1 << hook) | (1 << NF_INET_NUMHOOKS);
+			if ((unconditional(e) &&
+			     strcmp(st->target.u.user.name,
+				    XT_STANDARD_TARGET) == 0 &&
+			     st->verdict < 0) || visited) {
+				unsigned int oldpos, size;
+
+				do {
+					e->comefrom ^= (1 << NF_INET_NUMHOOKS);
+					oldpos = pos;
+					pos = e->counters.pcnt;
+					e->counters.pcnt = 0;
+					if (pos == oldpos)
+						goto next;
+					e = entry0 + pos;
+				} while (oldpos == pos + e->next_offset);
+				size = e->next_offset;
+				e = entry0 + pos + size;
+				if (pos + size >= t->size)
+					return 0;
+				e->counters.pcnt = pos;
+				pos += size;
+			} else {
+				int newpos = st->verdict;
+
+				if (strcmp(st->target.u.user.name,
+					   XT_STANDARD_TARGET) == 0 &&
+				    newpos >= 0) {
+					if (!xt_find_jump_offset(offsets, newpos,
+								 t->number))
+						return 0;
+				} else {
+					newpos = pos + e->next_offset;
+					if (newpos >= t->size)
+						return 0;
+				}
+				e = entry0 + newpos;
+				e->counters.pcnt = pos;
+				pos = newpos;
+			}
+		}
+next:		;
+	}
+	return 1;
+}
+
+static void cleanup_match(struct xt_entry_match *m, struct net *net)
+{
+	struct xt_mtdtor_param par = {
+		.net = net,
+		.match = m->u.kernel.match,
+		.matchinfo = m->data,
+		.family = NFPROTO_IPV4,
+	};
+
+	if (par.match->destroy)
+		par.match->destroy(&par);
+	module_put(par.match->me);
+}
+
+static void cleanup_entry(struct ipt_entry *e, struct net *net,
+			  unsigned int nmatches, bool target)
+{
+	struct xt_entry_match *ematch;
+	struct xt_tgdtor_param par;
+	struct xt_entry_target *t;
+
+	xt_ematch_foreach(ematch, e) {
+		if (nmatches-- == 0)
+			break;
+		cleanup_match(ematch, net);
+	}
+	if (!target)
+		return;
+	t = ipt_get_target(e);
+	par.net = net;
+	par.target = t->u.kernel.target;
+	par.targinfo = t->data;
+	par.family = NFPROTO_IPV4;
+	if (par.target->destroy)
+		par.target->destroy(&par);
+	module_put(par.target->me);
+}
+
+static int find_check_entry(struct ipt_entry *e, struct net *net,
+			    const char *name)
+{
+	struct xt_mtchk_param mtpar = {
+		.net = net,
+		.table = name,
+		.entryinfo = &e->ip,
+		.hook_mask = e->comefrom,
+		.family = NFPROTO_IPV4,
+	};
+	struct xt_tgchk_param tgpar = {
+		.net = net,
+		.table = name,
+		.entryinfo = e,
+		.hook_mask = e->comefrom,
+		.family = NFPROTO_IPV4,
+	};
+	struct xt_entry_match *ematch;
+	struct xt_entry_target *t;
+	struct xt_target *target;
+	unsigned int j = 0;
+	int ret;
+
+	xt_ematch_foreach(ematch, e) {
+		struct xt_match *match;
+
+		match = xt_request_find_match(NFPROTO_IPV4, ematch->u.user.name,
+					      ematch->u.user.revision);
+		if (IS_ERR(match)) {
+			ret = PTR_ERR(match);
+			goto cleanup;
+		}
+		ematch->u.kernel.match = match;
+		mtpar.match = match;
+		mtpar.matchinfo = ematch->data;
+		ret = xt_check_match(&mtpar,
+				     ematch->u.match_size - sizeof(*ematch),
+				     e->ip.proto,
+				     e->ip.invflags & IPT_INV_PROTO);
+		if (ret) {
+			module_put(match->me);
+			goto cleanup;
+		}
+		j++;
+	}
+	t = ipt_get_target(e);
+	target = xt_request_find_target(NFPROTO_IPV4, t->u.user.name,
+					t->u.user.revision);
+	if (IS_ERR(target)) {
+		ret = PTR_ERR(target);
+		goto cleanup;
+	}
+	t->u.kernel.target = target;
+	tgpar.target = target;
+	tgpar.targinfo = t->data;
+	ret = xt_check_target(&tgpar, t->u.target_size - sizeof(*t),
+			      e->ip.proto, e->ip.invflags & IPT_INV_PROTO);
+	if (ret) {
+		module_put(target->me);
+		goto cleanup;
+	}
+	return 0;
+cleanup:
+	cleanup_entry(e, net, j, false);
+	return ret;
+}
+
+/* translate_table(): the checks, then every extension found and checked.
+ * On failure nothing is held. */
+static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req)
+{
+	struct ipt_entry *iter;
+	unsigned int *offsets;
+	unsigned int i;
+	int ret = 0;
+
+	for (i = 0; i < NF_INET_NUMHOOKS; i++) {
+		t->hook_entry[i] = 0xFFFFFFFF;
+		t->underflow[i] = 0xFFFFFFFF;
+	}
+	offsets = xt_alloc_entry_offsets(t->number);
+	if (!offsets)
+		return -ENOMEM;
+	i = 0;
+	xt_entry_foreach(iter, t->entries, t->size) {
+		ret = check_entry_size_and_hooks(iter, t, t->entries,
+						 t->entries + t->size, req);
+		if (ret)
+			goto out_free;
+		if (i < t->number)
+			offsets[i] = (void *)iter - t->entries;
+		++i;
+		if (strcmp(ipt_get_target(iter)->u.user.name,
+			   XT_ERROR_TARGET) == 0)
+			++t->stacksize;
+	}
+	ret = -EINVAL;
+	if (i != t->number)
+		goto out_free;
+	{
+		struct xt_table_info info = { .size = t->size,
+					      .number = t->number };
+
+		memcpy(info.hook_entry, t->hook_entry, sizeof(info.hook_entry));
+		memcpy(info.underflow, t->underflow, sizeof(info.underflow));
+		ret = xt_check_table_hooks(&info, t->valid_hooks);
+		if (ret)
+			goto out_free;
+	}
+	if (!mark_source_chains(t, t->entries, offsets)) {
+		ret = -ELOOP;
+		goto out_free;
+	}
+	kvfree(offsets);
+
+	i = 0;
+	xt_entry_foreach(iter, t->entries, t->size) {
+		ret = find_check_entry(iter, &init_net, "filter");
+		if (ret)
+			break;
+		++i;
+	}
+	if (ret) {
+		xt_entry_foreach(iter, t->entries, t->size) {
+			if (i-- == 0)
+				break;
+			cleanup_entry(iter, &init_net, UINT_MAX, true);
+		}
+		return ret;
+	}
+	/* the ordinal is the counter slot (the walk's and the programs') */
+	i = 0;
+	xt_entry_foreach(iter, t->entries, t->size)
+		iter->counters.pcnt = i++;
+	return 0;
+out_free:
+	kvfree(offsets);
+	return ret;
+}
+
+/*
+ * The entries as GET_ENTRIES shows them (copy_entries_to_user()): each
+ * payload as xt_match_to_user()/xt_target_to_user() copy it, the part
+ * past the extension's usersize zeroed; counters zero.
+ */
+static void *user_view(const struct ebpf_xt_table *t)
+{
+	const struct ipt_entry *iter;
+	void *out = kvzalloc(t->size, GFP_KERNEL);
+
+	if (!out)
+		return NULL;
+	xt_entry_foreach(iter, t->entries, t->size) {
+		size_t off = (const void *)iter - t->entries;
+		struct ipt_entry *ue = out + off;
+		const struct xt_entry_match *m;
+		const struct xt_entry_target *tg;
+		struct xt_entry_target *ut;
+		unsigned int i;
+
+		memcpy(ue, iter, sizeof(*ue));
+		ue->counters = ((struct xt_counters) { 0, 0 });
+		for (i = sizeof(*iter); i < iter->target_offset;
+		     i += m->u.match_size) {
+			struct xt_entry_match *um = out + off + i;
+			const struct xt_match *k;
+			size_t n;
+
+			m = (const void *)iter + i;
+			k = m->u.kernel.match;
+			um->u.user.match_size = m->u.match_size;
+			strscpy(um->u.user.name, k->name,
+				sizeof(um->u.user.name));
+			um->u.user.revision = k->revision;
+			n = k->usersize ? k->usersize :
+			    m->u.match_size - sizeof(*m);
+			memcpy(um->data, m->data,
+			       min_t(size_t, n, m->u.match_size - sizeof(*m)));
+		}
+		tg = ipt_get_target_c(iter);
+		ut = (void *)ue + iter->target_offset;
+		ut->u.user.target_size = tg->u.target_size;
+		strscpy(ut->u.user.name, tg->u.kernel.target->name,
+			sizeof(ut->u.user.name));
+		ut->u.user.revision = tg->u.kernel.target->revision;
+		{
+			const struct xt_target *k = tg->u.kernel.target;
+			size_t n = k->usersize ? k->usersize :
+				   tg->u.target_size - sizeof(*tg);
+
+			memcpy(ut->data, tg->data,
+			       min_t(size_t, n, tg->u.target_size - sizeof(*tg)));
+		}
+	}
+	return out;
+}
+
+static void table_free(struct ebpf_xt_table *t, bool checked)
+{
+	struct ipt_entry *iter;
+	int h;
+
+	if (!t)
+		return;
+	if (checked)
+		xt_entry_foreach(iter, t->entries, t->size)
+			cleanup_entry(iter, &init_net, UINT_MAX, true);
+	for (h = 0; h < EBPF_CTL_NHOOKS; h++)
+		if (t->prog[h])
+			bpf_prog_put(t->prog[h]);
+	if (t->counters_map)
+		bpf_map_put(t->counters_map);
+	kvfree(t->jumpstack);
+	kvfree(t->entries);
+	kfree(t);
+}
+
+/* The programs and the counters map, from the helper's fds. */
+static int take_bpf_objects(struct ebpf_xt_table *t,
+			    const struct ebpf_ctl_install *req)
+{
+	struct bpf_map *map;
+	u32 zero = 0;
+	void *value;
+	int h;
+
+	for (h = 0; h < EBPF_CTL_NHOOKS; h++) {
+		struct bpf_prog *p;
+
+		if (req->prog_fd[h] < 0)
+			continue;
+		p = bpf_prog_get_type_dev(req->prog_fd[h],
+					  BPF_PROG_TYPE_SCHED_CLS, false);
+		if (IS_ERR(p))
+			return PTR_ERR(p);
+		t->prog[h] = p;
+	}
+	map = bpf_map_get(req->counters_fd);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	t->counters_map = map;
+	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->key_size != 4 ||
+	    map->max_entries < 1 ||
+	    map->value_size / sizeof(struct ebpf_counter) < t->number)
+		return -EINVAL;
+	rcu_read_lock();
+	value = map->ops->map_lookup_elem(map, &zero);
+	rcu_read_unlock();
+	if (!value)
+		return -EINVAL;
+	t->counters = value;	/* array values stay put while the map lives */
+	return 0;
+}
+
+int ebpf_xt_install(const struct ebpf_ctl_install *req)
+{
+	struct ebpf_xt_table *t, *old;
+	bool checked = false;
+	void *view = NULL;
+	int ret;
+
+	if (req->size != sizeof(*req) || req->flags || req->reserved)
+		return -EINVAL;
+	if (strnlen(req->name, sizeof(req->name)) == sizeof(req->name) ||
+	    strcmp(req->name, "filter"))
+		return -ENOENT;
+	if (!req->entries_size || req->entries_size > max_table_bytes ||
+	    !req->num_entries ||
+	    req->num_entries > req->entries_size / sizeof(struct ipt_entry) ||
+	    (req->valid_hooks & ~((1u << NF_INET_NUMHOOKS) - 1)))
+		return -EINVAL;
+
+	t = kzalloc(sizeof(*t), GFP_KERNEL);
+	if (!t)
+		return -ENOMEM;
+	t->size = req->entries_size;
+	t->number = req->num_entries;
+	t->valid_hooks = req->valid_hooks;
+	ret = -ENOMEM;
+	t->entries = kvmalloc(t->size, GFP_KERNEL);
+	if (!t->entries)
+		goto out;
+	ret = -EFAULT;
+	if (copy_from_user(t->entries, u64_to_user_ptr(req->entries), t->size))
+		goto out;
+	ret = take_bpf_objects(t, req);
+	if (ret)
+		goto out;
+
+	mutex_lock(&install_lock);
+	ret = translate(t, req);
+	if (ret)
+		goto unlock;
+	checked = true;
+	ret = -ENOMEM;
+	t->jumpstack = kvcalloc(nr_cpu_ids * 2 * max(t->stacksize, 1u),
+				sizeof(*t->jumpstack), GFP_KERNEL);
+	view = t->jumpstack ? user_view(t) : NULL;
+	if (!view)
+		goto unlock;
+	ret = -EFAULT;
+	if (copy_to_user(u64_to_user_ptr(req->entries), view, t->size))
+		goto unlock;
+	if (!hooks_registered) {
+		ret = ebpf_xt_hooks_register();
+		if (ret)
+			goto unlock;
+		hooks_registered = true;
+	}
+	old = rcu_replace_pointer(ebpf_xt_live, t,
+				  lockdep_is_held(&install_lock));
+	t = NULL;
+	ret = 0;
+	synchronize_net();
+	table_free(old, true);
+unlock:
+	mutex_unlock(&install_lock);
+out:
+	kvfree(view);
+	table_free(t, checked);
+	return ret;
+}
+
+int __init ebpf_xt_init(void)
+{
+	return ebpf_xt_builtin_register();
+}
+
+void ebpf_xt_exit(void)
+{
+	struct ebpf_xt_table *old;
+
+	mutex_lock(&install_lock);
+	if (hooks_registered) {
+		ebpf_xt_hooks_unregister();	/* waits for packets in them */
+		hooks_registered = false;
+	}
+	old = rcu_replace_pointer(ebpf_xt_live, NULL,
+				  lockdep_is_held(&install_lock));
+	mutex_unlock(&install_lock);
+	synchronize_net();
+	table_free(old, true);
+	ebpf_xt_builtin_unregister();
+}
