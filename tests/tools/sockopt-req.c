@@ -6,6 +6,10 @@
  *   sockopt-req rev-match NAME [REV]   IPT_SO_GET_REVISION_MATCH
  *   sockopt-req rev-target NAME [REV]  IPT_SO_GET_REVISION_TARGET
  *   sockopt-req info [TABLE]           IPT_SO_GET_INFO
+ *   sockopt-req replace-unknown NAME   IPT_SO_SET_REPLACE of the filter
+ *                                      table with an INPUT rule using
+ *                                      match NAME (no such extension: the
+ *                                      request is refused, and logged)
  *   sockopt-req served                 IPT_SO_GET_INFO of filter, without
  *                                      the info line: a request the helper
  *                                      serves (revision queries are the
@@ -22,6 +26,8 @@
 #include <sys/socket.h>
 #include <netinet/in.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+
+#include "lib/ipt_builder.h"
 
 static int report(int ret)
 {
@@ -58,6 +64,26 @@ int main(int argc, char **argv)
 		rev.revision = argc > 3 ? atoi(argv[3]) : 0;
 		return report(getsockopt(fd, SOL_IP, opt, &rev, &len));
 	}
+	if (!strcmp(argv[1], "replace-unknown") && argc > 2) {
+		struct buf q = { 0 };
+		struct tb t;
+		int ret;
+
+		tb_init(&t);
+		tb_hook(&t, NF_INET_LOCAL_IN);
+		tb_begin(&t, NULL);
+		tb_match(&t, argv[2], 0, NULL, 0);
+		tb_std(&t, V_ACCEPT);
+		tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+		tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+		tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+		tb_finish(&t);
+		tb_replace(&t, &q, "filter", FILTER_HOOKS, 4);
+		ret = setsockopt(fd, SOL_IP, IPT_SO_SET_REPLACE, q.data, q.len);
+		buf_free(&q);
+		tb_free(&t);
+		return report(ret);
+	}
 	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "served")) {
 		struct ipt_getinfo info = { 0 };
 		socklen_t len = sizeof(info);
@@ -72,6 +98,6 @@ int main(int argc, char **argv)
 		return report(ret);
 	}
 usage:
-	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served\n");
+	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served | replace-unknown NAME\n");
 	return 2;
 }
