@@ -31,9 +31,9 @@ leave_ip_tables() {
 	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
 }
 
-use_ebpfilter() {
+use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc
 	ebpf_install
-	modprobe ebpfilter || fail "cannot load ebpfilter"
+	modprobe ebpfilter ${EBPF_MODPARAMS:-} || fail "cannot load ebpfilter"
 	wait_for 10 test -e /proc/net/ip_tables_names ||
 		fail "no /proc/net/ip_tables_names from ebpfilter"
 	note "backend: ebpfilter"
