@@ -32,6 +32,9 @@ struct bpf_prog;
  * @prog:       per enum ebpf_ctl_hook: the helper's program, or NULL (walk)
  * @counters_map: held for @counters
  * @counters:   the value of @counters_map: struct ebpf_counter[@number]
+ * @resume_map: per-CPU struct ebpf_resume the programs fill, or NULL
+ * @offsets:    each entry's offset, ascending: resume records are checked
+ *              against them before the walk follows one
  * @jumpstack:  per CPU, 2 * @stacksize entry pointers (the second half for
  *              a packet TEE duplicated, as ip_tables)
  */
@@ -44,6 +47,8 @@ struct ebpf_xt_table {
 	struct bpf_prog *prog[EBPF_CTL_NHOOKS];
 	struct bpf_map *counters_map;
 	struct ebpf_counter *counters;
+	struct bpf_map *resume_map;
+	unsigned int *offsets;
 	struct ipt_entry **jumpstack;
 };
 
@@ -71,6 +76,7 @@ extern struct ebpf_xt_table __rcu *ebpf_xt_live;
 int ebpf_xt_hooks_register(void);
 void ebpf_xt_hooks_unregister(void);
 unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
-			  const struct nf_hook_state *state);
+			  const struct nf_hook_state *state,
+			  const struct ebpf_resume *from);
 
 #endif

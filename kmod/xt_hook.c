@@ -82,10 +82,12 @@ static inline void count(const struct ebpf_xt_table *t,
 
 /*
  * ipt_do_table(), on this module's table: the same order of tests, the
- * same jump stack, counters, hotdrop and verdicts.  Called with BHs off.
+ * same jump stack, counters, hotdrop and verdicts; from the hook's entry,
+ * or from where a program stopped (@from).  Called with BHs off.
  */
 unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
-			  const struct nf_hook_state *state)
+			  const struct nf_hook_state *state,
+			  const struct ebpf_resume *from)
 {
 	static const char nulldevname[IFNAMSIZ] __aligned(sizeof(long));
 	unsigned int hook = state->hook, verdict = NF_DROP, stackidx = 0;
@@ -109,6 +111,12 @@ unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
 		jumpstack += t->stacksize * __this_cpu_read(nf_skb_duplicated);
 
 	e = (struct ipt_entry *)(table_base + t->hook_entry[hook]);
+	if (from) {	/* checked by the caller */
+		e = (struct ipt_entry *)(table_base + from->entry);
+		for (; stackidx < from->depth; stackidx++)
+			jumpstack[stackidx] = (struct ipt_entry *)(table_base +
+						from->stack[stackidx]);
+	}
 	do {
 		const struct xt_entry_target *tg;
 		const struct xt_entry_match *ematch;
@@ -207,15 +215,69 @@ static unsigned int run_prog(const struct bpf_prog *prog, struct sk_buff *skb,
 	bpf_compute_data_pointers(skb);
 	ret = bpf_prog_run(prog, skb);
 	memcpy(skb->cb, saved, sizeof(saved));
+	return ret;
+}
+
+/* Is @off an entry's offset, of a rule reachable from @hook (whose
+ * extensions were checked for that hook)? */
+static bool entry_ok(const struct ebpf_xt_table *t, unsigned int off,
+		     unsigned int hook)
+{
+	const struct ipt_entry *e = t->entries + off;
+
+	return xt_find_jump_offset(t->offsets, off, t->number) &&
+	       (e->comefrom & (1 << hook));
+}
+
+/* A resume record the walk can follow: every offset an entry's reachable
+ * from the hook, the stack no deeper than the table's user chains allow. */
+static bool resume_ok(const struct ebpf_xt_table *t,
+		      const struct ebpf_resume *r, unsigned int hook)
+{
+	unsigned int i;
+
+	if (r->depth > EBPF_RESUME_MAX_DEPTH || r->depth > t->stacksize ||
+	    !entry_ok(t, r->entry, hook))
+		return false;
+	for (i = 0; i < r->depth; i++)
+		if (!entry_ok(t, r->stack[i], hook))
+			return false;
+	return true;
+}
+
+static unsigned int bad_verdict(const char *what, u32 ret)
+{
+	if (atomic_inc_return(&bad_verdicts) == 1)
+		pr_err("a program returned %u%s: packets dropped\n", ret, what);
+	return NF_DROP;
+}
+
+/* The hook's program decides, or hands over to the walk. */
+static unsigned int run_compiled(const struct ebpf_xt_table *t,
+				 const struct bpf_prog *prog,
+				 struct sk_buff *skb,
+				 const struct nf_hook_state *state)
+{
+	const struct ebpf_resume *r;
+	u32 zero = 0;
+	u32 ret;
+
+	ret = run_prog(prog, skb, state);
 	switch (ret) {
 	case EBPF_PROG_DROP:
 		return NF_DROP;
 	case EBPF_PROG_ACCEPT:
 		return NF_ACCEPT;
+	case EBPF_PROG_WALK:
+		if (!t->resume_map)
+			return bad_verdict(" without a resume map", ret);
+		/* a per-CPU array: this CPU's copy, which the program wrote */
+		r = t->resume_map->ops->map_lookup_elem(t->resume_map, &zero);
+		if (!r || !resume_ok(t, r, state->hook))
+			return bad_verdict(" with a bad resume record", ret);
+		return ebpf_xt_walk(t, skb, state, r);
 	default:
-		if (atomic_inc_return(&bad_verdicts) == 1)
-			pr_err("a program returned %u: packets dropped\n", ret);
-		return NF_DROP;
+		return bad_verdict("", ret);
 	}
 }
 
@@ -233,9 +295,9 @@ static unsigned int ebpf_filter_hook(void *priv, struct sk_buff *skb,
 	if (t && (t->valid_hooks & (1 << state->hook))) {
 		prog = t->prog[hook_slot[state->hook]];
 		if (prog)
-			verdict = run_prog(prog, skb, state);
+			verdict = run_compiled(t, prog, skb, state);
 		else
-			verdict = ebpf_xt_walk(t, skb, state);
+			verdict = ebpf_xt_walk(t, skb, state, NULL);
 	}
 	local_bh_enable();
 	return verdict;

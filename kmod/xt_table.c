@@ -321,7 +321,7 @@ static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req
 		ret = -ELOOP;
 		goto out_free;
 	}
-	kvfree(offsets);
+	t->offsets = offsets;	/* kept: resume records are checked on it */
 
 	i = 0;
 	xt_entry_foreach(iter, t->entries, t->size) {
@@ -420,6 +420,9 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 			bpf_prog_put(t->prog[h]);
 	if (t->counters_map)
 		bpf_map_put(t->counters_map);
+	if (t->resume_map)
+		bpf_map_put(t->resume_map);
+	kvfree(t->offsets);
 	kvfree(t->jumpstack);
 	kvfree(t->entries);
 	kfree(t);
@@ -459,6 +462,16 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	if (!value)
 		return -EINVAL;
 	t->counters = value;	/* array values stay put while the map lives */
+	if (!(req->flags & EBPF_INSTALL_F_RESUME))
+		return 0;
+	map = bpf_map_get(req->resume_fd);
+	if (IS_ERR(map))
+		return PTR_ERR(map);
+	t->resume_map = map;
+	if (map->map_type != BPF_MAP_TYPE_PERCPU_ARRAY || map->key_size != 4 ||
+	    map->max_entries < 1 ||
+	    map->value_size < sizeof(struct ebpf_resume))
+		return -EINVAL;
 	return 0;
 }
 
@@ -469,7 +482,8 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	void *view = NULL;
 	int ret;
 
-	if (req->size != sizeof(*req) || req->flags || req->reserved)
+	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME) ||
+	    req->reserved || req->reserved2)
 		return -EINVAL;
 	if (strnlen(req->name, sizeof(req->name)) == sizeof(req->name) ||
 	    strcmp(req->name, "filter"))

@@ -67,6 +67,11 @@ enum ebpf_ctl_hook {
  *               indexed by entry ordinal, shared by the programs and the
  *               module's walk (atomic adds)
  * @reserved:    0
+ * @resume_fd:   with EBPF_INSTALL_F_RESUME in @flags: a
+ *               BPF_MAP_TYPE_PERCPU_ARRAY with one struct ebpf_resume,
+ *               where a program that returns EBPF_PROG_WALK left the point
+ *               the module's walk continues from; else ignored
+ * @reserved2:   0
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
@@ -88,6 +93,31 @@ struct ebpf_ctl_install {
 	__s32 prog_fd[EBPF_CTL_NHOOKS];
 	__s32 counters_fd;
 	__u32 reserved;
+	__s32 resume_fd;
+	__u32 reserved2;
+};
+
+/* struct ebpf_ctl_install.flags */
+#define EBPF_INSTALL_F_RESUME	0x1
+
+/* The deepest jump stack a resume record carries (BPF's call depth). */
+#define EBPF_RESUME_MAX_DEPTH	8
+
+/**
+ * struct ebpf_resume - where the module's walk takes over from a program
+ * @entry: offset (in the installed entries) of the rule to walk from: the
+ *         program has not counted it
+ * @depth: jump rules taken to get there, at most EBPF_RESUME_MAX_DEPTH
+ * @stack: their offsets, outermost first: a RETURN continues after the
+ *         innermost, as ipt_do_table()'s jump stack
+ *
+ * The module checks every offset against the installed entries before it
+ * follows it; a record it cannot follow drops the packet.
+ */
+struct ebpf_resume {
+	__u32 entry;
+	__u32 depth;
+	__u32 stack[EBPF_RESUME_MAX_DEPTH];
 };
 
 /* One rule's counters in the counters map. */
@@ -112,10 +142,12 @@ enum ebpf_ctl_cb {
 	EBPF_CB_HOOK,		/* cb[4]: NF_INET_* */
 };
 
-/* A program's return value: the verdict.  Anything else drops the packet
- * (never fail open) and is counted in the module's error statistics. */
+/* A program's return value: the verdict, or EBPF_PROG_WALK: the rule at
+ * the resume record's entry needs the kernel's extensions; the module walks
+ * from there.  Anything else drops the packet (never fail open). */
 #define EBPF_PROG_DROP		0
 #define EBPF_PROG_ACCEPT	1
+#define EBPF_PROG_WALK		2
 
 #define EBPF_IOC_INSTALL	_IOW('E', 1, struct ebpf_ctl_install)
 
