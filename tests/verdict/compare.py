@@ -197,7 +197,7 @@ def main():
         else:
             failed += 1
             print("FAIL verdict/%s: %d rules, %d probes: %d verdict mismatches, "
-                  "%d counter or pinned-difference mismatches, %d byte counter mismatches" %
+                  "%d counter, LOG-line or pinned-difference mismatches, %d byte counter mismatches" %
                   (name, nrules, len(vi), len(vmm), len(cmm), len(bmm)))
         for p in problems:
             print("    " + p)
