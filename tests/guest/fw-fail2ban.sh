@@ -28,7 +28,7 @@
 # ECONNREFUSED from the ICMP port unreachable, "refused"; UDP: "refused")
 # and let the others through, else the reference is broken.
 # Ends with "N passed, N failed" over the parts.
-# run-all-cost: 120
+# run-all-cost: 90
 . tests/guest/fw-lib.sh
 
 fw_staged

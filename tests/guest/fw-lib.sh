@@ -65,7 +65,7 @@ fw_save() {
 }
 
 # fw_compare WHAT FILE-STEM: diff STEM.ip_tables STEM.ebpfilter; prints
-# PASS/FAIL WHAT and counts it.
+# PASS/FAIL WHAT and counts it; 1 if they differ.
 fw_passed=0 fw_failed=0
 fw_compare() {
 	if diff -u "$2.ip_tables" "$2.ebpfilter" >"$2.diff"; then
@@ -75,6 +75,7 @@ fw_compare() {
 		fw_failed=$((fw_failed + 1))
 		echo "FAIL $1"
 		head -n 40 "$2.diff" | sed 's/^/    /'
+		return 1
 	fi
 }
 
