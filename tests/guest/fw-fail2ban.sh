@@ -136,16 +136,13 @@ stopped tcp130 ok
 stopped udp130 ok
 stopped tcp130-80 ok"
 fw_expect "probe results" "$want" "$(cat "$o.verdicts.ip_tables")"
-leave_ip_tables
-
-use_ebpfilter
+fw_second_engine
 run_f2b ebpfilter
 cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
 
 fw_compare "fw-fail2ban/commands (actionstart, 20 bans, actioncheck, 10 unbans, actioncheck, actionstop: outputs and exit statuses)" "$o.commands"
 fw_compare "fw-fail2ban/saves (after bans, unbans, stop)" "$o.save"
 fw_compare "fw-fail2ban/verdicts (banned: icmp-port-unreachable; unbanned: connect)" "$o.verdicts"
-ipt_reset
-modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+fw_finish
 echo "$fw_passed passed, $fw_failed failed"
 [ $fw_failed = 0 ]

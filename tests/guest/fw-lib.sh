@@ -85,3 +85,26 @@ fw_compare() {
 fw_expect() {
 	[ "$2" = "$3" ] || fail "under ip_tables, $1: expected '$2', got '$3' (the reference run is wrong)"
 }
+
+# fw_second_engine: from the reference (ip_tables) to the engine under
+# test, ebpfilter.  FW_BOTH_IP_TABLES=1 (run-guest --env) runs the
+# reference twice instead: the check that the comparison itself is
+# deterministic (masked fields, fresh conntrack tuples, per-rule limit
+# state), i.e. that the test can pass once ebpfilter behaves as ip_tables.
+fw_second_engine() {
+	leave_ip_tables
+	if [ "${FW_BOTH_IP_TABLES:-}" = 1 ]; then
+		note "FW_BOTH_IP_TABLES=1: the second run is ip_tables again, not ebpfilter"
+		use_ip_tables
+	else
+		use_ebpfilter
+	fi
+}
+
+# fw_finish: back to an empty table, ebpfilter unloaded
+fw_finish() {
+	ipt_reset
+	if lsmod | grep -q '^ebpfilter '; then
+		modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+	fi
+}

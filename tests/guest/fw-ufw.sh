@@ -119,10 +119,8 @@ fw_expect "7th connect to 2222 in 30 s" refused "$(sed -n 's/^2222#7 //p' "$o.li
 grep -q '^\[UFW BLOCK\] IN=vethc OUT= MAC=.* SRC=10\.0\.1\.2 DST=10\.0\.1\.1 .*PROTO=TCP SPT=\* DPT=25 ' \
 	"$o.log.ip_tables" || { cat "$o.log.ip_tables"; fail "under ip_tables: no [UFW BLOCK] line for the probe to 25"; }
 note "ip_tables: $(paste -sd' ' "$o.verdicts.ip_tables"); limit: $(cut -d' ' -f2 "$o.limit.ip_tables" | paste -sd' '); $(wc -l <"$o.log.ip_tables") [UFW lines"
-leave_ip_tables
-# the ip6tables side ufw set up is ip6_tables' under both: leave it as is
-
-use_ebpfilter
+# (ufw: the ip6tables side it set up is ip6_tables' under both: left as is)
+fw_second_engine
 run_ufw ebpfilter
 cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
 
@@ -133,8 +131,7 @@ fw_compare "fw-ufw/limit 2222 (8 connects)" "$o.limit"
 log_ok=1
 fw_compare "fw-ufw/LOG lines" "$o.log" || log_ok=0
 fw_compare "fw-ufw/disable" "$o.disable"
-ipt_reset
-modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+fw_finish
 echo "$fw_passed passed, $fw_failed failed"
 # ufw's LOG rules are limited to 3/min with a burst of 10 and the [UFW
 # AUDIT] lines of the 12 connects use up that burst: a probe phase of 20 s
