@@ -19,7 +19,9 @@
 #      (denied: DROP), 24 (rejected: tcp-reset), 25 (nothing: the default
 #      DROP policy, logged "[UFW BLOCK]"), then 8 connects to 2222 in a row
 #      (ufw limit: recent --hitcount 6 in 30 s, then REJECT);
-#   4. the "[UFW " LOG lines in dmesg (timestamp, IP id, source port masked);
+#   4. the "[UFW " LOG lines in dmesg (timestamp, IP id, source port
+#      masked): the distinct ones always, every line when no SYN was
+#      retransmitted (see the end);
 #   5. ufw --force disable.
 # Each of these must be identical under both engines; the ip_tables run
 # must itself show ufw's documented behaviour (22 ok, 23 timeout, 24
@@ -138,25 +140,27 @@ fw_compare "fw-ufw/commands (outputs and exit statuses)" "$o.commands"
 fw_compare "fw-ufw/save" "$o.save"
 fw_compare "fw-ufw/verdicts 22 23 24 25" "$o.verdicts"
 fw_compare "fw-ufw/limit 2222 (8 connects)" "$o.limit"
-log_ok=1
-fw_compare "fw-ufw/LOG lines" "$o.log" || log_ok=0
-fw_compare "fw-ufw/disable" "$o.disable"
-fw_finish
-echo "$fw_passed passed, $fw_failed failed"
-# The LOG lines depend on timing in two ways: ufw's LOG rules are limited
-# to 3/min with a burst of 10, which the [UFW AUDIT] lines of the 12
-# connects use up (a probe phase of 20 s or more gets a refilled token, one
-# more line), and a SYN retransmitted after a stall is logged again (seen
-# once: one more [UFW AUDIT] and [UFW BLOCK] for 25, one less for 2222).
-# Only when the LOG lines are all that differs and one of these happened is
-# it a timing failure (rerun once by run-all).
+# The LOG lines depend on timing in two ways: a SYN to a dropped port (23,
+# 25) is resent after the 1 s RTO when the guest stalls past vprobe's
+# 800 ms, and the copy is logged again; ufw's LOG rules are limited to
+# 3/min with a burst of 10, which the [UFW AUDIT] lines of the 12 connects
+# use up, so such a copy takes a later line's token, and a probe phase of
+# 20 s or more would refill one.  (Seen: with ip_tables on both sides, one
+# more [UFW AUDIT] and [UFW BLOCK] for 25 and one less [UFW AUDIT] for
+# 2222.)  So the distinct lines, in order of first appearance, are always
+# compared; every line with its count only when neither run retransmitted
+# and both probe phases were short, else that part is reported skipped.
 secs="$(cat "$o.secs.ip_tables") $(cat "$o.secs.ebpfilter")"
 retr="$(cat "$o.retrans.ip_tables") $(cat "$o.retrans.ebpfilter")"
 note "probe phases took $secs s; TCP retransmissions from c: $retr"
-if [ $fw_failed = 1 ] && [ $log_ok = 0 ]; then
-	[ "$(echo $secs | tr ' ' '\n' | sort -n | tail -n1)" -ge 18 ] &&
-		timing_fail "only the LOG lines differ, after a probe phase of 18 s or more ($secs s): ufw's 3/min LOG limit may have refilled"
-	[ "$retr" != "0 0" ] &&
-		timing_fail "only the LOG lines differ, after TCP retransmissions ($retr): a stalled guest resent a logged SYN"
+for b in ip_tables ebpfilter; do awk '!seen[$0]++' "$o.log.$b" >"$o.logu.$b"; done
+fw_compare "fw-ufw/LOG lines (distinct, in order)" "$o.logu"
+if [ "$retr" = "0 0" ] && [ "$(echo $secs | tr ' ' '\n' | sort -n | tail -n1)" -lt 18 ]; then
+	fw_compare "fw-ufw/LOG lines (every line)" "$o.log"
+else
+	skip_part fw-ufw/LOG-every-line "not compared: TCP retransmissions $retr, probe phases $secs s (a resent SYN is logged again)"
 fi
+fw_compare "fw-ufw/disable" "$o.disable"
+fw_finish
+echo "$fw_passed passed, $fw_failed failed"
 [ $fw_failed = 0 ]
