@@ -7,10 +7,12 @@
 OUTDIR holds, per rule set NAME and backend B (ip_tables, ebpfilter):
 NAME.B.status (loaded/refused), NAME.B.verdicts ("probe result" lines),
 NAME.B.save (iptables-legacy-save -c), NAME.B.restore (restore's output),
-NAME.B.dmesg (the kernel log of a refused restore).  One line per rule set,
+NAME.B.dmesg (the kernel log of a refused restore), NAME.B.log (the LOG
+target's lines with a "vd-" prefix written during the probe run, sorted,
+IP ids and source ports masked).  One line per rule set,
 then a tally; exit status 1 if any rule set differs.
 
-Verdicts, packet and byte counters must all be equal.  The only accepted
+Verdicts, packet and byte counters, and LOG lines must all be equal.  The only accepted
 differences are the tc mechanism's, each pinned in known-tc.txt by rule
 set and probe/rule, with the ip_tables result it is derived from: a pinned
 difference that does not occur exactly so is a failure too.  A rule set
@@ -172,6 +174,12 @@ def main():
                            (ri, bi, be, d, d / pi if pi else 0))
         for r in exp:
             cmm.append("known-tc.txt names a rule the rule set does not have: %s" % r)
+        li = read(base + ".ip_tables.log").split("\n")
+        le = read(base + ".ebpfilter.log").split("\n")
+        if li != le:
+            cmm.append("LOG lines differ: ip_tables %d, ebpfilter %d; first difference: "
+                       "ipt=%r ebpf=%r" % (len([l for l in li if l]), len([l for l in le if l]),
+                                           *next((a, b) for a, b in zip(li + [""] * len(le), le + [""] * len(li)) if a != b)))
         for k in [k for k in known if k[0] == name]:
             cmm.append("pinned tc difference did not occur: %s %s (ipt=%s, ebpf=%s)" %
                        (k[1], k[2], known[k][0], known[k][1]))
@@ -189,7 +197,7 @@ def main():
         else:
             failed += 1
             print("FAIL verdict/%s: %d rules, %d probes: %d verdict mismatches, "
-                  "%d counter or pinned-difference mismatches, %d byte counter mismatches" %
+                  "%d counter, LOG-line or pinned-difference mismatches, %d byte counter mismatches" %
                   (name, nrules, len(vi), len(vmm), len(cmm), len(bmm)))
         for p in problems:
             print("    " + p)

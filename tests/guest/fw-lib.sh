@@ -1,0 +1,110 @@
+# SPDX-License-Identifier: GPL-2.0
+# Shared by tests/guest/fw-*.sh (sourced; inside a QEMU guest only): real
+# firewall front-ends (Debian's ufw and fail2ban, staged on the host by
+# tests/tools/stage-fw-pkgs, never installed or run there) driven once
+# under the kernel's ip_tables and once under ebpfilter, in the same boot.
+. tests/verdict/lib.sh
+
+FW_STAGE=${FW_STAGE:-build/fw-pkgs/root}
+FW_OUT=$IPT_OUT/fw
+mkdir -p "$FW_OUT"
+
+fw_staged() {
+	[ -s "${FW_STAGE%/root}/versions" ] ||
+		fail "no staged ufw/fail2ban in ${FW_STAGE%/root} (tests/tools/stage-fw-pkgs on the host; run-all does it)"
+	note "staged: $(tr '\n' ' ' <"${FW_STAGE%/root}/versions")"
+}
+
+# The front-ends call plain `iptables`, `iptables-restore`, ... by
+# absolute path (ufw: /usr/sbin, its common.iptables_dir; ufw-init and
+# fail2ban: a PATH of their own), which on Debian are alternatives pointing
+# at the nft variant.  Point them at the -legacy tools, which speak the
+# sockopts that ip_tables and ebpfilter serve: /etc/alternatives is on the
+# guest's throwaway overlay (nothing reaches the host).  ip6tables too:
+# ufw's default IPV6=yes runs it (ip6_tables serves it under both).
+fw_legacy_alternatives() {
+	local t
+	for t in iptables iptables-restore iptables-save ip6tables ip6tables-restore ip6tables-save; do
+		ln -sfn "/usr/sbin/${t%%-*}-legacy${t#${t%%-*}}" "/etc/alternatives/$t" ||
+			fail "alternative $t"
+	done
+	iptables -V | grep -q legacy || fail "iptables is not the legacy one: $(iptables -V)"
+	iptables-restore -V 2>&1 | grep -q legacy || fail "iptables-restore is not the legacy one"
+}
+
+# fw_probe NAME NETNS PROTO SRC DST DPORT [SPORT]: one vprobe probe (ok,
+# refused = RST or ICMP port unreachable, unreach = other ICMP error,
+# timeout = nothing within 800 ms: below the 1 s SYN RTO, so a dropped
+# connect is one SYN); SPORT "40000+" is 40000 + a run number that grows
+# over the whole test, so no probe reuses a conntrack tuple of an earlier
+# one (the other backend's included).
+FW_RUN=0
+fw_probe() {
+	local f=$FW_OUT/probe.$1 r
+	FW_RUN=$((FW_RUN + 1))
+	echo "$1 $2 $3 $4 $5 $6 ${7:-40000+}" >"$f"
+	r=$("$VPROBE" run "$f" $FW_RUN 800)
+	case $? in 0 | 3) ;; *) fail "vprobe failed: $r" ;; esac
+	echo "${r#* }"
+}
+
+# Kernel log lines written by LOG rules with PREFIX since the last mark,
+# with what differs between two otherwise identical packets masked: the
+# timestamp, the IP id, the source port.  IN/OUT, MAC, SRC, DST, LEN, TOS,
+# TTL, flags, PROTO, DPT, WINDOW, ... stay.
+fw_log_lines() {
+	dmesg_since_mark | grep -F -- "$1" |
+		sed -E 's/^\[ *[0-9.]+\] //; s/ ID=[0-9]+/ ID=*/; s/ SPT=[0-9]+/ SPT=*/'
+}
+
+# A save of the filter table without counters and timestamps (the policy
+# counters are printed even without -c).
+fw_save() {
+	iptables-legacy-save -t filter 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
+	echo "[save exit ${PIPESTATUS[0]}]"
+}
+
+# fw_compare WHAT FILE-STEM: diff STEM.ip_tables STEM.ebpfilter; prints
+# PASS/FAIL WHAT and counts it; 1 if they differ.
+fw_passed=0 fw_failed=0
+fw_compare() {
+	if diff -u "$2.ip_tables" "$2.ebpfilter" >"$2.diff"; then
+		fw_passed=$((fw_passed + 1))
+		echo "PASS $1"
+	else
+		fw_failed=$((fw_failed + 1))
+		echo "FAIL $1"
+		head -n 40 "$2.diff" | sed 's/^/    /'
+		return 1
+	fi
+}
+
+# fw_expect WHAT WANT GOT: a sanity check of the ip_tables run itself (the
+# reference must show the front-end's documented behaviour, else equal
+# results under both engines would prove nothing)
+fw_expect() {
+	[ "$2" = "$3" ] || fail "under ip_tables, $1: expected '$2', got '$3' (the reference run is wrong)"
+}
+
+# fw_second_engine: from the reference (ip_tables) to the engine under
+# test, ebpfilter.  FW_BOTH_IP_TABLES=1 (run-guest --env) runs the
+# reference twice instead: the check that the comparison itself is
+# deterministic (masked fields, fresh conntrack tuples, per-rule limit
+# state), i.e. that the test can pass once ebpfilter behaves as ip_tables.
+fw_second_engine() {
+	leave_ip_tables
+	if [ "${FW_BOTH_IP_TABLES:-}" = 1 ]; then
+		note "FW_BOTH_IP_TABLES=1: the second run is ip_tables again, not ebpfilter"
+		use_ip_tables
+	else
+		use_ebpfilter
+	fi
+}
+
+# fw_finish: back to an empty table, ebpfilter unloaded
+fw_finish() {
+	ipt_reset
+	if lsmod | grep -q '^ebpfilter '; then
+		modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+	fi
+}
