@@ -39,8 +39,7 @@ topo_servers "$VPROBE"
 # datagrams are left out of the matrix except in 12-fragments, which pins
 # how tc sees them (tests/verdict/known-tc.txt)
 tc_kernel=0
-v=$(uname -r); maj=${v%%.*}; min=${v#*.}; min=${min%%.*}
-[ "$maj" -lt 6 ] || { [ "$maj" = 6 ] && [ "$min" -lt 4 ]; } && tc_kernel=1
+[ "$(ebpf_mech)" = tc ] && tc_kernel=1
 grep -v local-frag $probes >"$out/probes-nofrag.txt"
 
 # TCP segments retransmitted so far in the topology's namespaces (read
