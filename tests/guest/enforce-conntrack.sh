@@ -1,8 +1,11 @@
 #!/bin/bash
-# state/conntrack rules see real connection-tracking state (6.12: netfilter
-# hooks).  As with ip_tables, conntrack is enabled only while a rule needs
-# it, and before that rule is live.  (6.1 refuses such rules:
-# ipt-refusals.sh.)
+# state/conntrack rules see real connection-tracking state (kmod: the
+# module's hooks run after conntrack's, on every kernel).  As with
+# ip_tables, conntrack is enabled only while a rule needs it, and before
+# that rule is live: by the kernel's own check of the state/conntrack
+# match (xt_state/xt_conntrack take the namespace's conntrack reference,
+# and their instance holds a reference on their module until the rule is
+# gone).  (The tc mechanism refuses such rules: ipt-refusals.sh.)
 . tests/guest/ipt-lib.sh
 ebpf_has_ct || skip "tc hooks refuse state/conntrack rules by design (README, Differences from ip_tables; ipt-refusals.sh checks the refusal)"
 use_ebpfilter
@@ -20,12 +23,16 @@ wait_for 60 connects 9002 || fail "no server on 9002"
 # A first state rule turns conntrack on (connections opened before that
 # are picked up mid-stream as NEW, as with ip_tables).
 $IPT -A INPUT -p udp --dport 1 -m state --state INVALID -j DROP || fail "state rule refused"
-dmesg_has "connection tracking enabled" || fail "conntrack not enabled by the module"
+refs() { cat "/sys/module/$1/refcnt" 2>/dev/null || echo 0; }
+[ "$(refs xt_state)" -ge 1 ] || fail "no xt_state instance holds conntrack"
+[ -e /proc/sys/net/netfilter/nf_conntrack_count ] || fail "conntrack not loaded"
 # NEW connections to 9001 are dropped; established ones keep working.
 exec 4<>/dev/tcp/127.0.0.1/9001 || fail "cannot open the long-lived connection"
 $IPT -A INPUT -p tcp --dport 9001 -m conntrack --ctstate NEW -j DROP || fail "ctstate rule refused"
 $IPT -A INPUT -p tcp --dport 9001 -m state --state ESTABLISHED -j ACCEPT || fail "state rule refused"
 connects 9001 && fail "a NEW connection to 9001 passed"
+[ "$(cat /proc/sys/net/netfilter/nf_conntrack_count)" -ge 1 ] ||
+	fail "conntrack tracks nothing"
 connects 9002 || fail "9002 blocked"
 printf 'GET / HTTP/1.0\r\n\r\n' >&4 || fail "write on the established connection"
 timeout 10 head -c 15 <&4 | grep -q "HTTP/1.0 200" || fail "established connection broken"
@@ -38,7 +45,8 @@ pe=$($IPT -L INPUT -v -n -x | awk '/state ESTABLISHED/ { print $1 }')
 
 # Rules gone: conntrack is released again.
 $IPT -F INPUT || fail flush
-dmesg_has "connection tracking no longer needed" || fail "conntrack reference kept"
+[ "$(refs xt_state)" = 0 ] && [ "$(refs xt_conntrack)" = 0 ] ||
+	fail "state/conntrack instances kept after the flush (xt_state $(refs xt_state), xt_conntrack $(refs xt_conntrack))"
 connects 9001 || fail "9001 still blocked after flush"
 modprobe -r ebpfilter || fail rmmod
 assert_nothing_left

@@ -3,8 +3,9 @@
 # modprobe fails with the documented message and leaves nothing behind.
 . tests/guest/lib-ebpfilter.sh
 [ -f "$EBPF_KO_BADHELLO" ] || fail "no test module at $EBPF_KO_BADHELLO"
-# insmod loads no dependencies: ebpfilter uses nf_conntrack's symbols.
-modprobe nf_conntrack || fail "cannot load nf_conntrack"
+# insmod loads no dependencies: ebpfilter uses nf_conntrack's and
+# x_tables' symbols.
+modprobe nf_conntrack && modprobe x_tables || fail "cannot load nf_conntrack and x_tables"
 socks0=$(unix_sockets)
 dmesg_mark
 if insmod "$EBPF_KO_BADHELLO" 2>/tmp/insmod.err; then

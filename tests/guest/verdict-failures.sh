@@ -2,10 +2,11 @@
 # SPDX-License-Identifier: GPL-2.0
 # Failure behaviour of the enforcement, with real traffic (topology of
 # tests/verdict/topology.sh, probes tests/verdict/failures/probes.txt):
-#  1. rule sets ip_tables accepts but ebpfilter cannot compile (user chains
-#     nested 9 deep; tcp --tcp-option) are refused by the restore, dmesg
-#     says why, and the rules in force before stay in force (probes and
-#     iptables-legacy-save before/after);
+#  1. rule sets refused late, by the kernel's own extension checks when the
+#     module installs what the helper compiled (a match used from a hook it
+#     does not allow; a REJECT option its checkentry refuses), fail the
+#     restore, dmesg says why, and the rules in force before stay in force
+#     (probes and iptables-legacy-save before/after);
 #  2. kill -9 of the helper while probes run in a loop (and once in the
 #     middle of a commit): every round sees exactly the verdicts of the
 #     rules (nothing accepted is dropped, nothing dropped passes);
@@ -75,7 +76,7 @@ fi
 
 # ---- 1. rejected rule sets leave the old rules in force
 ipt_save_c | sed 's/^\[[0-9]*:[0-9]*\] //; s/ \[[0-9]*:[0-9]*\]$//' >"$out/save.before"
-for r in reject-depth reject-tcpoption; do
+for r in reject-hook reject-check; do
 	dmesg_mark
 	if iptables-legacy-restore <$F/$r.rules >"$out/$r.restore" 2>&1; then
 		ko "$r: the restore succeeded (expected a refusal)"
