@@ -100,8 +100,7 @@ static void run_case(const struct enf_kernel *ek, const struct tcase *c)
 
 	if (filter && !strstr(c->name, filter))
 		return;
-	if ((c->mech_only == 1 && ek->mech != CG_NETFILTER) ||
-	    (c->mech_only == 2 && ek->mech != CG_TC))
+	if (!case_runs_on(c, ek->mech))
 		return;
 	if (iptblob_build(c->table, &b, err, sizeof(err))) {
 		result(false, mech, c->name, "blob: %s", err);

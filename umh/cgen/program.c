@@ -17,7 +17,14 @@
 
 const struct cg_flavor_ops *cg_flavor(enum cg_mech mech)
 {
-	return mech == CG_NETFILTER ? &cg_flavor_nf : &cg_flavor_tc;
+	switch (mech) {
+	case CG_NETFILTER:
+		return &cg_flavor_nf;
+	case CG_TC:
+		return &cg_flavor_tc;
+	default:
+		return &cg_flavor_kmod;
+	}
 }
 
 static void needs_of_rule(struct cg_needs *n, const struct ir_rule *r)
