@@ -173,6 +173,7 @@ out:
 }
 
 #include "cghost_more.h"
+#include "cghost_kmod.h"
 
 int main(int argc, char **argv)
 {
@@ -199,6 +200,7 @@ int main(int argc, char **argv)
 		dispatcher_cases(f);
 		conntrack_cases(f);
 		nf_name_cases(f);
+		kernel_walk_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

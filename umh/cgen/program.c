@@ -205,6 +205,12 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		snprintf(err, err_len, "table has no hook %u", h);
 		return -EINVAL;
 	}
+	if (ir_kernel_hooks(ir) & (1u << h)) {
+		snprintf(err, err_len,
+			 "hook %u reaches a rule without an emitter: the kernel walks it",
+			 h);
+		return -EOPNOTSUPP;
+	}
 	if (ir->uses_tcpopt) {
 		snprintf(err, err_len, "tcp --tcp-option is not enforced");
 		return -EOPNOTSUPP;
