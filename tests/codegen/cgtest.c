@@ -598,7 +598,7 @@ int main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	if (enf_probe(&ek, false, err, sizeof(err))) {
+	if (enf_probe(&ek, NULL, err, sizeof(err))) {
 		printf("FAIL probe: %s\n", err);
 		failed++;
 	} else {
@@ -614,7 +614,7 @@ int main(int argc, char **argv)
 		}
 		if (ek.mech == CG_NETFILTER) {
 			/* tc programs work on 6.12 as well: test them too */
-			enf_probe(&ek, true, err, sizeof(err));
+			enf_probe(&ek, "tc", err, sizeof(err));
 			run_all(&ek);
 		}
 	}
