@@ -82,6 +82,8 @@ static int decode_match(const struct xt_entry_match *em, size_t dlen,
 	if (!x || !x->decode)
 		goto not_enforced;
 	xr = ext_rev(x, rev);
+	if (!xr && (flags & IR_KERNEL_WALKS))
+		return MATCH_KERNEL;	/* a revision only the kernel has */
 	if (!xr || dlen < xr->size)
 		return fail(err, err_len, -EINVAL,
 			    "malformed %s match (revision %u)", name, rev);
