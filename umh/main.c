@@ -133,6 +133,9 @@ static struct buf reply;
 /* Conntrack bookkeeping for the module (see EBPF_F_CONNTRACK_ON). */
 static unsigned int conntrack_flags(const struct request_ctx *req)
 {
+	/* kmod: the module's own checks of the rules hold conntrack */
+	if (enforce_kernel_checks())
+		return 0;
 	if (req->conntrack_on && !enforce_uses_conntrack())
 		return EBPF_F_CONNTRACK_UNUSED;
 	return 0;

@@ -222,8 +222,12 @@ int enforce_init(const char *want, char *mech, size_t mech_len)
 		S.attached = true;
 		if (m->readopt)
 			m->readopt(&S.o);
-		log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
-			 mech, S.o.gen);
+		if (m->install)	/* the module kept its rule set */
+			log_info("enforcement: %s hooks, adopted the counters of the rules in force\n",
+				 mech);
+		else
+			log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
+				 mech, S.o.gen);
 		S.inited = true;
 		return 0;
 	}
