@@ -331,11 +331,20 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		snprintf(err, err_len, "counters map: %s", strerror(-r));
 		goto out;
 	}
-	for (h = 0; h < CG_NHOOKS && !r; h++)
-		if (!(walked & (1u << nfhook[h])))
-			r = enf_load_hook(&ir, &S.ek, (enum cg_hook)h, ctr,
-					  S.o.ifinfo_fd, &fds[h], err, err_len);
-	if (!r && !S.attached) {	/* the names before the first packet */
+	for (h = 0; h < CG_NHOOKS; h++) {
+		if (walked & (1u << nfhook[h]))
+			continue;
+		/* a hook the code generator or the verifier refuses (chains
+		 * nested deeper than BPF calls go, limits) is walked too:
+		 * the walk is ip_tables' own, so the table is never refused
+		 * for what a program cannot do */
+		if (enf_load_hook(&ir, &S.ek, (enum cg_hook)h, ctr,
+				  S.o.ifinfo_fd, &fds[h], err, err_len))
+			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
+				 nfhook[h], err);
+	}
+	r = 0;
+	if (!S.attached) {	/* the names before the first packet */
 		r = S.ek.ops->attach(&S.o, err, err_len);
 		S.attached = !r;
 	}
