@@ -27,6 +27,9 @@ static void kernel_walk_cases(const struct flavor *f)
 		{ "walk: a chain shared by two hooks",
 		  ":C -\n-A INPUT -j C\n-A OUTPUT -j C\n-A C -j kernel:LOG\n", IN | OUT },
 		{ "walk: nested chains", ":A -\n:B -\n-A INPUT -j A\n-A A -j B\n-A B -j kernel:LOG\n", IN },
+		{ "walk: more matches than IR_MAX_MATCH", "-A INPUT -p tcp"
+		  " -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp"
+		  " -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -m tcp -j DROP\n", IN },
 		{ "walk: after a chain's RETURN",
 		  ":C -\n-A FORWARD -j C\n-A C -j RETURN\n-A C -j kernel:LOG\n", 0 },
 	};

@@ -179,6 +179,12 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 					 "bad match size at %u", offs[i]);
 				goto out;
 			}
+			if (rr->nmatch == IR_MAX_MATCH &&
+			    (flags & IR_KERNEL_WALKS)) {
+				rr->kernel = true;	/* ip_tables has no limit */
+				mo += em->u.match_size;
+				continue;
+			}
 			if (rr->nmatch == IR_MAX_MATCH) {
 				r = fail(err, err_len, -E2BIG,
 					 "more than %d matches in one rule",

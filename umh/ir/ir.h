@@ -130,8 +130,9 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
  * IR_KERNEL_WALKS: the enforcing side walks the rules of a hook the helper
  * does not compile, with the kernel's own extensions (kmod: ebpfilter.ko,
  * which also checked every extension).  A match or target without an
- * emitter, one the helper does not know at all included, then marks its
- * rule ->kernel instead of refusing the table.
+ * emitter, one the helper does not know at all included, or more than
+ * IR_MAX_MATCH matches, then marks its rule ->kernel instead of refusing
+ * the table.
  */
 #define IR_KERNEL_WALKS	1u
 int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
