@@ -182,8 +182,8 @@ static int choose(const char *want)
 		if (enf_mech_is_auto(want) ? !p->available : strcmp(m->name, want))
 			continue;
 		if (!p->available) {
-			log_err("enforcement: the module asked for %s, which this kernel cannot do\n",
-				want);
+			log_err("enforcement: the module asked for %s, which needs %s\n",
+				want, m->needs ? m->needs : "what this kernel lacks");
 			return -EOPNOTSUPP;
 		}
 		if (p->err) {

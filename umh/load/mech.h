@@ -33,6 +33,8 @@
  * @dispatchers: mask of the hooks (1 << enum cg_hook) with a dispatcher of
  *               their own; the others are run by one of them
  * @available:   can the running kernel do it?  NULL: always
+ * @needs:       what @available looks for, for the log line when the
+ *               module asks for it in vain
  * @kernel:      fill in the kernel facts its programs need; NULL: none.
  *               0 or -errno with a reason in @err
  * @create_maps: create the maps of its own in @o (beside the generation
@@ -57,6 +59,7 @@ struct enf_mech_ops {
 	bool conntrack;
 	unsigned int dispatchers;
 	bool (*available)(void);
+	const char *needs;
 	int (*kernel)(struct cg_kernel *k, char *err, size_t len);
 	int (*create_maps)(struct vault_objs *o, char *err, size_t len);
 	int (*attach)(struct vault_objs *o, char *err, size_t len);

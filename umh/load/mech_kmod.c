@@ -120,6 +120,7 @@ const struct enf_mech_ops enf_mech_kmod = {
 	.conntrack = true,
 	.dispatchers = 0,
 	.available = kmod_available,
+	.needs = "ebpfilter.ko's control file on fd 5 (ebpfilter/ctl.h)",
 	.create_maps = enf_ifinfo_create,
 	.attach = kmod_attach,
 	.readopt = kmod_readopt,
