@@ -18,6 +18,7 @@ static void kernel_walk_cases(const struct flavor *f)
 		{ "walk: known extensions only", "-A INPUT -p tcp -m tcp --dport 22 -j DROP\n", 0 },
 		{ "walk: unknown target", "-A INPUT -p tcp -j kernel:LOG\n", IN },
 		{ "walk: unknown match", "-A OUTPUT -m kernel:limit -j ACCEPT\n", OUT },
+		{ "walk: conntrack --ctproto", "-A INPUT -m conntrack --ctproto 6 -j DROP\n", IN },
 		{ "walk: --tcp-option", "-A FORWARD -p tcp -m tcp --tcp-option 2 -j DROP\n", FWD },
 		{ "walk: behind an unconditional DROP", "-A INPUT -j DROP\n-A INPUT -j kernel:LOG\n", 0 },
 		{ "walk: behind a conditional DROP", "-A INPUT -s 1.2.3.4 -j DROP\n-A INPUT -j kernel:LOG\n", IN },

@@ -385,6 +385,15 @@ static int parse_rule(char *line, struct rule *r, char *err, size_t elen)
 			if (inv)
 				c->invert_flags |= XT_CONNTRACK_STATE;
 			NEXT;
+		} else if (!strcmp(o, "--ctproto")) {
+			/* an option only the kernel's conntrack_mt() tests */
+			struct xt_conntrack_mtinfo3 *c = find_match(r, "conntrack");
+
+			if (!c)
+				return err_at(err, elen, "--ctproto without -m conntrack");
+			c->match_flags |= XT_CONNTRACK_PROTO;
+			c->l4proto = (__u16)atoi(v);
+			NEXT;
 		} else if (!strcmp(o, "-j") || !strcmp(o, "-g")) {
 			snprintf(r->target, sizeof(r->target), "%s", v);
 			r->go = o[1] == 'g';

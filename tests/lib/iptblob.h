@@ -6,7 +6,8 @@
  * Supports the options ebpfilter enforces: -s -d -i -o -p -f (with !),
  * -m tcp/udp (--sport --dport --tcp-flags --syn), icmp (--icmp-type),
  * multiport (--sports --dports --ports), iprange (--src-range --dst-range),
- * comment, state (--state), conntrack (--ctstate), -j, -g.
+ * comment, state (--state), conntrack (--ctstate; --ctproto, which only
+ * the kernel's walk enforces), -j, -g.
  * "-m kernel:NAME" and "-j kernel:NAME" put an extension NAME with an
  * opaque zeroed payload (revision 0) in the rule: one the helper has no
  * descriptor for, which only the kmod mechanism accepts (the module checks

@@ -92,6 +92,8 @@ static int decode_match(const struct xt_entry_match *em, size_t dlen,
 					    .err_len = err_len }, m);
 	if (r == 0 && !x->emit)
 		goto not_enforced;	/* no BPF emitter */
+	if (r == -EOPNOTSUPP && (flags & IR_KERNEL_WALKS))
+		return MATCH_KERNEL;	/* an option no emitter serves */
 	if (r == 0 && m->kind == IRM_TCP && m->tu.option &&
 	    (flags & IR_KERNEL_WALKS))
 		return MATCH_KERNEL;	/* --tcp-option: no emitter either */
