@@ -69,8 +69,7 @@ static int proxy(struct ebpf_exchange *x, bool set, int optname,
 	err = ebpf_sup_call(x);
 	if (err)
 		return err == -EINTR ? -EINTR : -EIO;
-	if (x->status > 0 && optname != IPT_SO_GET_REVISION_MATCH &&
-	    optname != IPT_SO_GET_REVISION_TARGET)
+	if (x->status > 0)
 		return -EIO;
 	return x->status;
 }

@@ -117,50 +117,19 @@ void test_get_entries_errors(void)
 
 void test_revisions(void)
 {
-	/* xt_find_revision(): the best revision when the asked one exists */
-	CHECK_ERR(revision("tcp", 0, false), 0);
-	CHECK_ERR(revision("udp", 0, false), 0);
-	CHECK_ERR(revision("icmp", 0, false), 0);
-	CHECK_ERR(revision("comment", 0, false), 0);
-	CHECK_ERR(revision("state", 0, false), 0);
-	CHECK_ERR(revision("multiport", 1, false), 1);
-	CHECK_ERR(revision("iprange", 1, false), 1);
-	CHECK_ERR(revision("conntrack", 1, false), 3);
-	CHECK_ERR(revision("conntrack", 2, false), 3);
-	CHECK_ERR(revision("conntrack", 3, false), 3);
-	CHECK_ERR(revision(XT_STANDARD_TARGET, 0, true), 0);
-	CHECK_ERR(revision(XT_ERROR_TARGET, 0, true), 0);
-	/* known name, unknown revision */
-	CHECK_ERR(revision("multiport", 0, false), -EPROTONOSUPPORT);
-	CHECK_ERR(revision("iprange", 0, false), -EPROTONOSUPPORT);
-	CHECK_ERR(revision("conntrack", 0, false), -EPROTONOSUPPORT);
-	CHECK_ERR(revision("conntrack", 4, false), -EPROTONOSUPPORT);
-	CHECK_ERR(revision("tcp", 1, false), -EPROTONOSUPPORT);
-	CHECK_ERR(revision(XT_ERROR_TARGET, 1, true), -EPROTONOSUPPORT);
-	/* not served at all (ip_tables would try to load a module) */
-	CHECK_ERR(revision("limit", 0, false), -ENOENT);
-	CHECK_ERR(revision("LOG", 0, true), -ENOENT);
-	CHECK_ERR(revision("REJECT", 0, true), -ENOENT);
-	CHECK_ERR(revision("standard", 0, true), -ENOENT);
-	/* matches and targets are separate name spaces */
-	CHECK_ERR(revision("tcp", 0, true), -ENOENT);
-	CHECK_ERR(revision(XT_ERROR_TARGET, 0, false), -ENOENT);
-	/* *len != sizeof(rev) */
-	{
-		struct xt_get_revision r = { .name = "tcp" };
-		struct buf out = { 0 };
+	/*
+	 * Revision queries are answered by the module from x_tables (as
+	 * do_ipt_get_ctl() answers them: tests/guest/ipt-diff.sh compares
+	 * with ip_tables); one reaching the helper is malformed.
+	 */
+	struct xt_get_revision r = { .name = "tcp" };
+	struct buf out = { 0 };
 
-		CHECK_ERR(ipt_sockopt_get(IPT_SO_GET_REVISION_MATCH, &r,
-					  sizeof(r), 29, &out), -EINVAL);
-		CHECK_ERR(ipt_sockopt_get(IPT_SO_GET_REVISION_MATCH, &r,
-					  sizeof(r), 31, &out), -EINVAL);
-		/* rev.name[sizeof(rev.name)-1] = 0 */
-		memset(r.name, 'a', sizeof(r.name));
-		CHECK_ERR(ipt_sockopt_get(IPT_SO_GET_REVISION_MATCH, &r,
-					  sizeof(r), sizeof(r), &out), -ENOENT);
-		CHECK(out.len == 0);
-		buf_free(&out);
-	}
+	CHECK_ERR(ipt_sockopt_get(IPT_SO_GET_REVISION_MATCH, &r, sizeof(r),
+				  sizeof(r), &out), -EINVAL);
+	CHECK_ERR(ipt_sockopt_get(IPT_SO_GET_REVISION_TARGET, &r, sizeof(r),
+				  sizeof(r), &out), -EINVAL);
+	buf_free(&out);
 }
 
 void test_replace_notes_blob(void)

@@ -159,21 +159,3 @@ void ipt_ext_normalize(struct ipt_entry *e)
 	t = (void *)(base + e->target_offset);
 	normalize_ext(t, t->data, true);
 }
-
-int ipt_ext_revision(const char *name, uint8_t revision, bool target)
-{
-	const struct ext_desc *x = ext_find(name, target);
-	int best = -1;
-	unsigned int i;
-
-	if (!x) {
-		/* iptables asks before it uses an extension: say why it fails. */
-		log_notice("iptables asked for %s \"%s\", which ebpfilter does not serve\n",
-			   target ? "target" : "match", name);
-		return -ENOENT;
-	}
-	for (i = 0; i < x->nrevs; i++)
-		if (x->revs[i].revision > best)
-			best = x->revs[i].revision;
-	return ext_rev(x, revision) ? best : -EPROTONOSUPPORT;
-}

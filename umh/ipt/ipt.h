@@ -20,7 +20,7 @@ int ipt_init(bool restore_follows);
 
 /**
  * ipt_sockopt_get() - serve an IPT_SO_GET_* request
- * @optname:  IPT_SO_GET_INFO, _ENTRIES, _REVISION_MATCH, _REVISION_TARGET
+ * @optname:  IPT_SO_GET_INFO, _ENTRIES (revision queries are the module's)
  * @in:       the first @in_len bytes of the caller's buffer
  * @user_len: the caller's *optlen (the size of its whole buffer)
  * @out:      filled with the bytes to copy back (at most @user_len)

@@ -342,19 +342,6 @@ out:
 	return err;
 }
 
-/* do_ipt_get_ctl(): IPT_SO_GET_REVISION_MATCH/_TARGET */
-static int get_revision(const void *in, size_t in_len, size_t user_len,
-			bool target)
-{
-	struct xt_get_revision rev;
-
-	if (user_len != sizeof(rev) || in_len < sizeof(rev))
-		return -EINVAL;
-	memcpy(&rev, in, sizeof(rev));
-	rev.name[sizeof(rev.name) - 1] = '\0';
-	return ipt_ext_revision(rev.name, rev.revision, target);
-}
-
 int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
 		    size_t user_len, struct buf *out)
 {
@@ -363,10 +350,6 @@ int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
 		return get_info(in, in_len, user_len, out);
 	case IPT_SO_GET_ENTRIES:
 		return get_entries(in, in_len, user_len, out);
-	case IPT_SO_GET_REVISION_MATCH:
-		return get_revision(in, in_len, user_len, false);
-	case IPT_SO_GET_REVISION_TARGET:
-		return get_revision(in, in_len, user_len, true);
 	default:
 		return -EINVAL;
 	}

@@ -86,13 +86,6 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask);
  */
 void ipt_ext_normalize(struct ipt_entry *e);
 
-/*
- * xt_find_revision() for the extensions we serve: the highest revision
- * of @name, -EPROTONOSUPPORT when @name exists but not at @revision,
- * -ENOENT when we do not serve @name at all.
- */
-int ipt_ext_revision(const char *name, uint8_t revision, bool target);
-
 /**
  * struct ipt_stored_table - a table as the helper serves it
  * @name:        "filter"
