@@ -10,6 +10,9 @@
  *                                      table with an INPUT rule using
  *                                      match NAME (no such extension: the
  *                                      request is refused, and logged)
+ *   sockopt-req entries-hash           IPT_SO_GET_ENTRIES of filter: an FNV-1a
+ *                                      hash of every byte but the counters
+ *                                      (what -C/-D compare), and the size
  *   sockopt-req served                 IPT_SO_GET_INFO of filter, without
  *                                      the info line: a request the helper
  *                                      serves (revision queries are the
@@ -84,6 +87,38 @@ int main(int argc, char **argv)
 		tb_free(&t);
 		return report(ret);
 	}
+	if (!strcmp(argv[1], "entries-hash")) {
+		struct ipt_getinfo info = { .name = "filter" };
+		socklen_t len = sizeof(info);
+		struct ipt_get_entries *g;
+		unsigned long long h = 1469598103934665603ull;
+		unsigned int off;
+		size_t i;
+
+		if (getsockopt(fd, SOL_IP, IPT_SO_GET_INFO, &info, &len))
+			return report(-1);
+		len = sizeof(*g) + info.size;
+		g = calloc(1, len);
+		if (!g)
+			return 1;
+		snprintf(g->name, sizeof(g->name), "filter");
+		g->size = info.size;
+		if (getsockopt(fd, SOL_IP, IPT_SO_GET_ENTRIES, g, &len))
+			return report(-1);
+		for (off = 0; off < g->size;) {	/* counters are not the rule */
+			struct ipt_entry *e = (void *)((char *)g->entrytable + off);
+
+			memset(&e->counters, 0, sizeof(e->counters));
+			if (e->next_offset < sizeof(*e))
+				break;
+			off += e->next_offset;
+		}
+		for (i = 0; i < g->size; i++)
+			h = (h ^ ((unsigned char *)g->entrytable)[i]) * 1099511628211ull;
+		printf("entries size=%u hash=%016llx\n", g->size, h);
+		free(g);
+		return report(0);
+	}
 	if (!strcmp(argv[1], "info") || !strcmp(argv[1], "served")) {
 		struct ipt_getinfo info = { 0 };
 		socklen_t len = sizeof(info);
@@ -98,6 +133,6 @@ int main(int argc, char **argv)
 		return report(ret);
 	}
 usage:
-	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served | replace-unknown NAME\n");
+	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served | replace-unknown NAME | entries-hash\n");
 	return 2;
 }
