@@ -35,6 +35,11 @@
 #include <linux/netfilter/xt_multiport.h>
 #include <linux/netfilter/xt_state.h>
 #include <linux/netfilter/xt_tcpudp.h>
+#include <linux/netfilter/xt_LOG.h>
+#include <linux/netfilter/xt_limit.h>
+#include <linux/netfilter/xt_owner.h>
+#include <linux/netfilter/xt_recent.h>
+#include <linux/netfilter_ipv4/ipt_REJECT.h>
 
 #include "ipt_builder.h"
 
@@ -563,6 +568,97 @@ static void x_any_conntrack(struct buf *q)
 	one_rule(q, &ip_any, "conntrack", 2, &c, sizeof(c));
 }
 
+/*
+ * Payloads of extensions the kernel's own code serves (checked by
+ * xt_check_match()/xt_check_target() and the extension's checkentry on
+ * both backends): bad sizes and values each extension refuses.
+ */
+static void one_target(struct buf *q, const struct ipt_ip *ip,
+		       unsigned int hook, const char *name, uint8_t rev,
+		       const void *data, unsigned int len)
+{
+	struct tb t;
+
+	tb_init(&t);
+	tb_hook(&t, hook);
+	tb_begin(&t, ip);
+	tb_target(&t, name, rev, data, len);
+	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(&t);
+	tb_replace(&t, q, "filter", FILTER_HOOKS, cur_entries());
+	tb_free(&t);
+}
+static void k_limit_size(struct buf *q)
+{
+	one_rule(q, &ip_any, "limit", 0, zeros, sizeof(struct xt_rateinfo) - 8);
+}
+static void k_limit_burst0(struct buf *q)
+{
+	struct xt_rateinfo r = { .avg = 10000, .burst = 0 };
+
+	one_rule(q, &ip_any, "limit", 0, &r, sizeof(r));
+}
+static void k_limit_ok(struct buf *q)
+{
+	struct xt_rateinfo r = { .avg = 10000, .burst = 5 };
+
+	one_rule(q, &ip_any, "limit", 0, &r, sizeof(r));
+}
+static void k_owner_in_input(struct buf *q)
+{
+	struct xt_owner_match_info o = { .match = XT_OWNER_UID };
+
+	one_rule(q, &ip_any, "owner", 1, &o, sizeof(o));
+}
+static void k_recent_name_empty(struct buf *q)
+{
+	struct xt_recent_mtinfo r = { .seconds = 1, .check_set = XT_RECENT_CHECK,
+				      .side = XT_RECENT_SOURCE };
+
+	one_rule(q, &ip_any, "recent", 0, &r, sizeof(r));
+}
+static void k_reject_bad_with(struct buf *q)
+{
+	struct ipt_reject_info r = { .with = 99 };
+
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "REJECT", 0, &r, sizeof(r));
+}
+static void k_reject_reset_udp(struct buf *q)
+{
+	struct ipt_reject_info r = { .with = IPT_TCP_RESET };
+
+	one_target(q, &ip_udp, NF_INET_LOCAL_IN, "REJECT", 0, &r, sizeof(r));
+}
+static void k_reject_size(struct buf *q)
+{
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "REJECT", 0, zeros, 8);
+}
+static void k_log_level8(struct buf *q)
+{
+	struct xt_log_info l = { .level = 8, .prefix = "x" };
+
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+}
+static void k_log_prefix_unterminated(struct buf *q)
+{
+	struct xt_log_info l = { .level = 4 };
+
+	memset(l.prefix, 'p', sizeof(l.prefix));
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+}
+static void k_log_ok(struct buf *q)
+{
+	struct xt_log_info l = { .level = 4, .prefix = "badblob " };
+
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+}
+static void k_mark_rev9(struct buf *q)
+{
+	one_target(q, &ip_any, NF_INET_LOCAL_IN, "MARK", 9, zeros, 8);
+}
+
 static const struct {
 	const char *name;
 	void (*mutate)(struct buf *req);
@@ -598,6 +694,12 @@ static const struct {
 	X(mp_range_ok), X(mp_range_last), X(mp_range_chain),
 	X(mp_range_down), X(any_iprange), X(any_conntrack),
 #undef X
+#define K(n) { "kext_" #n, k_##n }
+	K(limit_size), K(limit_burst0), K(limit_ok), K(owner_in_input),
+	K(recent_name_empty), K(reject_bad_with), K(reject_reset_udp),
+	K(reject_size), K(log_level8), K(log_prefix_unterminated), K(log_ok),
+	K(mark_rev9),
+#undef K
 };
 
 static void run_replace_cases(void)
