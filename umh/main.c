@@ -4,7 +4,8 @@
  *
  * The module starts this program from a private copy of the image embedded
  * in the .ko, with the request channel on fds 0/1 (an AF_UNIX stream
- * socket) and the "vault" socket pair on fds 3/4 (see vault/vault.c), and
+ * socket), the "vault" socket pair on fds 3/4 (see vault/vault.c) and, for
+ * the kmod mechanism, its control file on fd 5 (ebpfilter/ctl.h), and
  * then talks to it with the protocol in include/ebpfilter/proto.h: a HELLO
  * handshake first, then one request at a time.
  *
@@ -57,6 +58,7 @@ static char mechanism[32];
 static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 {
 	const struct ebpf_hello *k = (const void *)in->data;
+	char want[sizeof(k->mechanism) + 1];
 	struct ebpf_hello h;
 	int err;
 
@@ -68,7 +70,10 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 		return -EPROTO;
 	}
 
-	err = enforce_init(mechanism, sizeof(mechanism));
+	/* the module names the mechanism it wants ("" or "auto": ours) */
+	memcpy(want, k->mechanism, sizeof(want) - 1);
+	want[sizeof(want) - 1] = 0;
+	err = enforce_init(want, mechanism, sizeof(mechanism));
 	if (!err)
 		err = ipt_init(k->features & EBPF_HELLO_RESTORE_FOLLOWS);
 	if (err) {
@@ -111,9 +116,16 @@ static int backend_read_counters(void *ctx, struct xt_counters *c,
 	return enforce_read_counters(c, n);
 }
 
+static bool backend_kernel_checks(void *ctx)
+{
+	(void)ctx;
+	return enforce_kernel_checks();
+}
+
 static const struct ipt_backend_ops enforce_backend = {
 	.commit = backend_commit,
 	.read_counters = backend_read_counters,
+	.kernel_checks = backend_kernel_checks,
 };
 
 static struct buf reply;
@@ -121,6 +133,9 @@ static struct buf reply;
 /* Conntrack bookkeeping for the module (see EBPF_F_CONNTRACK_ON). */
 static unsigned int conntrack_flags(const struct request_ctx *req)
 {
+	/* kmod: the module's own checks of the rules hold conntrack */
+	if (enforce_kernel_checks())
+		return 0;
 	if (req->conntrack_on && !enforce_uses_conntrack())
 		return EBPF_F_CONNTRACK_UNUSED;
 	return 0;
@@ -280,6 +295,9 @@ int main(void)
 			"and runs only when the module starts it (modprobe ebpfilter); refusing to run.\n");
 		return 2;
 	}
+	/* before any open() could take the number of a file the module
+	 * gives only to some helpers (the kmod control file) */
+	enforce_note_fds();
 	prctl(PR_SET_NAME, "ebpfilter-umh");
 	/* fd 2 (the image) was closed at exec: keep it from being reused. */
 	if (fcntl(2, F_GETFD) < 0 && open("/dev/null", O_RDWR) != 2)

@@ -37,8 +37,21 @@ struct tcase {
 	const char *count_chain;	/* optional counter check */
 	int count_rule;
 	int count_pkts;
-	int mech_only;		/* 0 both, 1 netfilter only, 2 tc only */
+	int mech_only;		/* 0 every mechanism, else ONLY_* bits */
 };
+
+/* tcase.mech_only: the mechanisms whose world the case is written for */
+#define ONLY_NF		1
+#define ONLY_TC		2
+#define ONLY_KMOD	4
+
+/* does case @c run on mechanism @mech (enum cg_mech)? */
+static inline bool case_runs_on(const struct tcase *c, int mech)
+{
+	static const int bit[] = { ONLY_NF, ONLY_TC, ONLY_KMOD };
+
+	return !c->mech_only || (c->mech_only & bit[mech]);
+}
 
 #define T(...) "*filter\n" __VA_ARGS__ "COMMIT\n"
 #define TCP(s, d, sp, dp, f) { .proto = "tcp", .src = s, .dst = d, .sport = sp, .dport = dp, .flags = f }

@@ -30,6 +30,7 @@ static const struct flavor flavors[] = {
 	{ "netfilter", CG_NETFILTER, true },
 	{ "netfilter-dynptr", CG_NETFILTER, false },
 	{ "tc", CG_TC, false },
+	{ "kmod", CG_KMOD, false },
 };
 
 /*
@@ -93,8 +94,7 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 
 	if (filter && !strstr(c->name, filter))
 		return;
-	if ((c->mech_only == 1 && f->mech != CG_NETFILTER) ||
-	    (c->mech_only == 2 && f->mech != CG_TC))
+	if (!case_runs_on(c, f->mech))
 		return;
 	if (build_ir(c->table, &b, &ir, err, sizeof(err))) {
 		result(false, f->name, c->name, "rules: %s", err);
@@ -115,6 +115,7 @@ static void run_case(const struct flavor *f, const struct tcase *c)
 		goto out;
 	}
 	for (size_t v = 0; v < 3; v++) {
+		/* kmod: no link layer either, as netfilter */
 		unsigned int hl = f->mech == CG_TC ? tc_headlens[v] : nf_headlens[v];
 		struct run_opts ro = { .headlen = hl };
 		unsigned int iplen = 0;
@@ -172,6 +173,7 @@ out:
 }
 
 #include "cghost_more.h"
+#include "cghost_kmod.h"
 
 int main(int argc, char **argv)
 {
@@ -198,6 +200,7 @@ int main(int argc, char **argv)
 		dispatcher_cases(f);
 		conntrack_cases(f);
 		nf_name_cases(f);
+		kernel_walk_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -50,7 +50,7 @@ static void classify_diff(const struct flavor *f, int nsets, int npkts)
 		return;
 	rng_state = seed + (f->mech == CG_TC);
 	for (int s = 0; s < nsets && !mismatches; s++) {
-		char *text = random_rules(f->mech == CG_TC);
+		char *text = random_rules(f->mech != CG_NETFILTER);	/* -i names */
 		struct iptblob b;
 		struct ir_table ir;
 		struct hprog h[2];
@@ -266,6 +266,8 @@ static void dispatcher_cases(const struct flavor *f)
 
 	if (filter && !strstr("dispatch ingress egress", filter))
 		return;
+	if (f->mech == CG_KMOD)
+		return;		/* no dispatcher: the module runs the programs */
 	memset(t, 0, sizeof(t));
 	memset(&sh, 0, sizeof(sh));
 	if (build_ir(table, &b, &ir, err, sizeof(err))) {
@@ -349,8 +351,8 @@ static void conntrack_cases(const struct flavor *f)
 	};
 	struct pkt p = UDP("1.1.1.1", "2.2.2.2", 1, 2);
 
-	if (f->mech != CG_NETFILTER)
-		return;
+	if (f->mech == CG_TC)
+		return;		/* no conntrack state at tc */
 	for (size_t i = 0; i < sizeof(cc) / sizeof(cc[0]); i++) {
 		char text[256], err[1024] = "";
 		struct iptblob b;
@@ -439,7 +441,7 @@ static void gen_pkt(struct pkt *p, char bufs[2][20], struct run_opts *ro, bool n
  */
 static void genrules_diff(const struct flavor *f, int n, int npkts)
 {
-	char *text = gen_ruleset(n, f->mech == CG_NETFILTER), err[1024] = "";
+	char *text = gen_ruleset(n, f->mech != CG_TC), err[1024] = "";
 	struct iptblob b;
 	struct ir_table ir;
 
@@ -475,7 +477,7 @@ static void genrules_diff(const struct flavor *f, int n, int npkts)
 			__u64 raw;
 			int v[2], want;
 
-			gen_pkt(&p, bufs, &ro, f->mech == CG_NETFILTER);
+			gen_pkt(&p, bufs, &ro, f->mech != CG_TC);
 			for (int m = 0; m < 2; m++)
 				v[m] = host_run(f, &sh[m], &h[m].ip, hook, &p, &ro, &iplen, &raw,
 						err, sizeof(err));

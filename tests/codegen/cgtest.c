@@ -100,8 +100,7 @@ static void run_case(const struct enf_kernel *ek, const struct tcase *c)
 
 	if (filter && !strstr(c->name, filter))
 		return;
-	if ((c->mech_only == 1 && ek->mech != CG_NETFILTER) ||
-	    (c->mech_only == 2 && ek->mech != CG_TC))
+	if (!case_runs_on(c, ek->mech))
 		return;
 	if (iptblob_build(c->table, &b, err, sizeof(err))) {
 		result(false, mech, c->name, "blob: %s", err);
@@ -599,7 +598,7 @@ int main(int argc, char **argv)
 		printf("0 passed, 1 failed\n");
 		return 1;
 	}
-	if (enf_probe(&ek, false, err, sizeof(err))) {
+	if (enf_probe(&ek, NULL, err, sizeof(err))) {
 		printf("FAIL probe: %s\n", err);
 		failed++;
 	} else {
@@ -615,7 +614,7 @@ int main(int argc, char **argv)
 		}
 		if (ek.mech == CG_NETFILTER) {
 			/* tc programs work on 6.12 as well: test them too */
-			enf_probe(&ek, true, err, sizeof(err));
+			enf_probe(&ek, "tc", err, sizeof(err));
 			run_all(&ek);
 		}
 	}

@@ -8,6 +8,8 @@
 #include <linux/netfilter.h>
 #include <linux/pkt_cls.h>
 
+#include <ebpfilter/ctl.h>
+
 #include "hostenv.h"
 #include "ref.h"
 
@@ -186,6 +188,20 @@ static int fib(void *arg, struct bpf_fib_lookup *f)
 	return ro->fib_ret;
 }
 
+static const unsigned int nfhook[CG_NHOOKS] = {
+	NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
+
+/* the conntrack state bits (IR_CT_*) of the run's packet, as xt_conntrack
+ * computes them from skb->_nfct and the entry's status */
+static __u32 ref_ctstate(const struct run_opts *ro)
+{
+	if (ro->ct)	/* XT_CONNTRACK_STATE_BIT(ctinfo), NAT bits */
+		return 1u << (ro->ctinfo % 3 + 1) |
+		       (ro->ct_status & (1 << 4) ? IR_CT_SNAT : 0) |
+		       (ro->ct_status & (1 << 5) ? IR_CT_DNAT : 0);
+	return ro->ctinfo == 7 ? IR_CT_UNTRACKED : IR_CT_INVALID;
+}
+
 int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
 	     int hook, const struct pkt *p, const struct run_opts *ro,
 	     unsigned int *iplen, __u64 *raw, char *err, size_t len)
@@ -201,7 +217,22 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 		ro = &none;
 	memset(&e, 0, sizeof(e));
 	e.budget = 20000000;
-	if (f->mech == CG_TC) {
+	if (f->mech == CG_KMOD) {
+		/* what ebpfilter.ko gives a program (ebpfilter/ctl.h): the
+		 * IP header at data, devices and conntrack state in cb[];
+		 * the devices as in the tc world (ifindex 1 in, 2 out) */
+		n = build_pkt(p, false, buf, iplen);
+		e.ctx = IP_CTX_TC;
+		e.skb.protocol = htons(0x0800);
+		e.skb.cb[EBPF_CB_IN_IFINDEX] = hook == CG_OUTPUT ? 0 : 1;
+		e.skb.cb[EBPF_CB_OUT_IFINDEX] = hook == CG_INPUT ? 0 : 2;
+		e.skb.cb[EBPF_CB_CTSTATE] = ref_ctstate(ro);
+		e.skb.cb[EBPF_CB_HOOK] = nfhook[hook];
+		if (sh->have[1]) {
+			set_ifname(sh, 1, p->in);
+			set_ifname(sh, 2, p->out);
+		}
+	} else if (f->mech == CG_TC) {
 		n = build_pkt(p, true, buf, iplen);
 		e.ctx = IP_CTX_TC;
 		e.skb.protocol = htons(0x0800);
@@ -266,6 +297,8 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 	*raw = r;
 	if (f->mech == CG_NETFILTER)
 		return r == NF_ACCEPT ? 1 : r == NF_DROP ? 0 : -ERANGE;
+	if (f->mech == CG_KMOD)
+		return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 : -ERANGE;
 	if ((int)r == TC_ACT_UNSPEC)
 		return 1;
 	return r == TC_ACT_SHOT ? 0 : -ERANGE;
@@ -283,8 +316,6 @@ static void ref_name(char *dst, const char *name)
 int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
 	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr)
 {
-	static const unsigned int nfhook[CG_NHOOKS] = {
-		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
 	static const struct run_opts none = { 0 };
 	unsigned char buf[256];
 	unsigned int iplen;
@@ -298,15 +329,12 @@ int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
 	if (f->mech == CG_NETFILTER) {
 		ref_name(rp.in, ro->nf_in);
 		ref_name(rp.out, ro->nf_out ? ro->nf_out : "lo");
-		if (ro->ct)	/* XT_CONNTRACK_STATE_BIT(ctinfo), NAT bits */
-			rp.ctstate = 1u << (ro->ctinfo % 3 + 1) |
-				     (ro->ct_status & (1 << 4) ? IR_CT_SNAT : 0) |
-				     (ro->ct_status & (1 << 5) ? IR_CT_DNAT : 0);
-		else
-			rp.ctstate = ro->ctinfo == 7 ? IR_CT_UNTRACKED : IR_CT_INVALID;
-	} else {	/* what the tc world gives each hook (host_run()) */
+		rp.ctstate = ref_ctstate(ro);
+	} else {	/* what the tc and kmod worlds give each hook (host_run()) */
 		ref_name(rp.in, hook == CG_OUTPUT ? NULL : p->in);
 		ref_name(rp.out, hook == CG_INPUT ? NULL : p->out);
+		if (f->mech == CG_KMOD)
+			rp.ctstate = ref_ctstate(ro);
 	}
 	return ref_eval(ir, nfhook[hook], &rp, ctr);
 }

@@ -12,7 +12,10 @@
 #include "interp/interp.h"
 
 /* what a suite runs on: a hook mechanism, and for NETFILTER whether the
- * headers are read in place (k.direct) or only through the dynptr */
+ * headers are read in place (k.direct) or only through the dynptr.  KMOD
+ * runs on a __sk_buff whose data is the IP header, the tc world's devices
+ * given as ifindexes in cb[] and the conntrack state (run_opts' ct, as on
+ * netfilter) in cb[EBPF_CB_CTSTATE] */
 struct flavor {
 	const char *name;
 	enum cg_mech mech;
@@ -54,7 +57,8 @@ struct run_opts {
 	__u32 fib_ifindex;	/* ... and output device */
 	__u32 ingress_ifindex;	/* tc egress: 0 = locally generated */
 	/* netfilter: skb->_nfct = (a conntrack entry if @ct) | @ctinfo, the
-	 * entry's status @ct_status (IPS_*); 0: none, as in test runs */
+	 * entry's status @ct_status (IPS_*); 0: none, as in test runs; kmod:
+	 * the state xt_conntrack makes of it */
 	bool ct;
 	__u8 ctinfo;
 	/* netfilter: the devices (NULL: none in, "lo" out, as test runs);

@@ -175,6 +175,8 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 		case IRV_CONTINUE:
 			e++;
 			break;
+		case IRV_KERNEL:	/* the module's to run, never compiled */
+			return -1;
 		}
 	}
 	return -1;		/* fell off the table: not a valid one */

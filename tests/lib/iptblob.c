@@ -256,6 +256,8 @@ static int parse_rule(char *line, struct rule *r, char *err, size_t elen)
 			} else if (!strcmp(v, "conntrack")) {
 				add_match(r, "conntrack", 3,
 					  sizeof(struct xt_conntrack_mtinfo3));
+			} else if (!strncmp(v, KERNEL_EXT, strlen(KERNEL_EXT))) {
+				add_match(r, v + strlen(KERNEL_EXT), 0, KERNEL_EXT_SIZE);
 			} else {
 				return err_at(err, elen, "unknown match %s", v);
 			}
@@ -383,6 +385,15 @@ static int parse_rule(char *line, struct rule *r, char *err, size_t elen)
 			if (inv)
 				c->invert_flags |= XT_CONNTRACK_STATE;
 			NEXT;
+		} else if (!strcmp(o, "--ctproto")) {
+			/* an option only the kernel's conntrack_mt() tests */
+			struct xt_conntrack_mtinfo3 *c = find_match(r, "conntrack");
+
+			if (!c)
+				return err_at(err, elen, "--ctproto without -m conntrack");
+			c->match_flags |= XT_CONNTRACK_PROTO;
+			c->l4proto = (__u16)atoi(v);
+			NEXT;
 		} else if (!strcmp(o, "-j") || !strcmp(o, "-g")) {
 			snprintf(r->target, sizeof(r->target), "%s", v);
 			r->go = o[1] == 'g';
@@ -399,8 +410,13 @@ static int parse_rule(char *line, struct rule *r, char *err, size_t elen)
 	return 0;
 }
 
+/* V_KERNEL: "kernel:NAME", an extension target (iptblob.h) */
+#define V_KERNEL	2
+
 static int std_verdict(const char *t)
 {
+	if (!strncmp(t, KERNEL_EXT, strlen(KERNEL_EXT)))
+		return V_KERNEL;
 	if (!strcmp(t, "ACCEPT"))
 		return V_ACCEPT;
 	if (!strcmp(t, "DROP"))
@@ -430,8 +446,13 @@ static void put_rule(struct tb *t, const struct rule *r)
 			 m->u.match_size - sizeof(*m));
 		off += m->u.match_size;
 	}
+	static const unsigned char opaque[KERNEL_EXT_SIZE];
+
 	if (!r->target[0])
 		tb_fallthrough(t);	/* no -j: a rule that only counts */
+	else if (std_verdict(r->target) == V_KERNEL)
+		tb_target(t, r->target + strlen(KERNEL_EXT), 0, opaque,
+			  sizeof(opaque));
 	else if (std_verdict(r->target) != 1)
 		tb_std(t, std_verdict(r->target));
 	else
@@ -491,7 +512,7 @@ int iptblob_build(const char *text, struct iptblob *b, char *err, size_t elen)
 	/* jumps only to user chains (the builder aborts on others) */
 	for (i = 0; i < nr; i++) {
 		if (!rules[i].target[0] || std_verdict(rules[i].target) != 1)
-			continue;
+			continue;	/* not a chain (V_KERNEL neither) */
 		for (k = 3; k < nch && strcmp(chains[k].name, rules[i].target); k++)
 			;
 		if (k == nch) {

@@ -6,13 +6,21 @@
  * Supports the options ebpfilter enforces: -s -d -i -o -p -f (with !),
  * -m tcp/udp (--sport --dport --tcp-flags --syn), icmp (--icmp-type),
  * multiport (--sports --dports --ports), iprange (--src-range --dst-range),
- * comment, state (--state), conntrack (--ctstate), -j, -g.
+ * comment, state (--state), conntrack (--ctstate; --ctproto, which only
+ * the kernel's walk enforces), -j, -g.
+ * "-m kernel:NAME" and "-j kernel:NAME" put an extension NAME with an
+ * opaque zeroed payload (revision 0) in the rule: one the helper has no
+ * descriptor for, which only the kmod mechanism accepts (the module checks
+ * and runs it).
  */
 #ifndef IPTBLOB_H
 #define IPTBLOB_H
 
 #include <stddef.h>
 #include "ipt/table_view.h"
+
+#define KERNEL_EXT	"kernel:"
+#define KERNEL_EXT_SIZE	8
 
 struct iptblob {
 	unsigned char *data;

@@ -13,9 +13,15 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 static int fake_read_counters(void *ctx, struct xt_counters *c,
 			      unsigned int n);
 
+static bool fake_kernel_checks(void *ctx)
+{
+	return ((struct fake_enforce *)ctx)->kernel_checks;
+}
+
 static const struct ipt_backend_ops fake_backend = {
 	.commit = fake_commit,
 	.read_counters = fake_read_counters,
+	.kernel_checks = fake_kernel_checks,
 };
 
 void fake_reset(void)
@@ -54,6 +60,9 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	memcpy(copy, t->entries, t->size);
 	free(fake.entries);
 	free(fake.counts);
+	if (fake.rewrite_at && fake.rewrite_at <= t->size)
+		((unsigned char *)t->entries)[fake.rewrite_at - 1] =
+			fake.rewrite_byte;
 	fake.entries = copy;
 	fake.counts = counts;
 	fake.size = t->size;

@@ -8,12 +8,20 @@
 #ifndef TESTS_FAKE_ENFORCE_H
 #define TESTS_FAKE_ENFORCE_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ipt/backend.h"
 
 struct fake_enforce {
 	int fail_commit;	/* commit returns this if non-zero */
+	/* a kernel side that checks extensions itself (kmod) */
+	bool kernel_checks;
+	/* rewrite byte @rewrite_at - 1 of the entries to @rewrite_byte in a
+	 * successful commit, as the kmod module writes its copy back */
+	size_t rewrite_at;
+	unsigned char rewrite_byte;
 	int fail_read;		/* read_counters returns this */
 	unsigned int commits;	/* successful commits */
 	/* the last committed table, deep-copied */

@@ -42,6 +42,28 @@ static int one_target(const char *name, uint8_t rev, const void *data,
 	return r;
 }
 
+/* A rule whose match @name has its name's NUL overwritten: EINVAL. */
+static void expect_unterminated_name(const char *name, const void *data,
+				     unsigned int len)
+{
+	struct xt_entry_match *m;
+	struct tb t;
+
+	tb_init(&t);
+	tb_hook(&t, NF_INET_LOCAL_IN);
+	tb_begin(&t, &ip_tcp);
+	tb_match(&t, name, 0, data, len);
+	m = (void *)(t.b.data + t.cur + sizeof(struct ipt_entry));
+	memset(m->u.user.name, name[0], sizeof(m->u.user.name));
+	tb_std(&t, V_ACCEPT);
+	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(&t);
+	EXPECT_REPLACE(&t, -EINVAL);
+	tb_free(&t);
+}
+
 void test_extension_lookup(void)
 {
 	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 0, 0xffff } };
@@ -64,24 +86,7 @@ void test_extension_lookup(void)
 	CHECK_ERR(one_rule(&ip_tcp, "conntrack", 4, &ct, sizeof(ct)), -EPROTOTYPE);
 	CHECK_ERR(one_rule(&ip_tcp, "state", 1, limit, 8), -EPROTOTYPE);
 	/* a name without its NUL in 29 bytes: EINVAL */
-	{
-		struct tb t;
-		struct xt_entry_match *m;
-
-		tb_init(&t);
-		tb_hook(&t, NF_INET_LOCAL_IN);
-		tb_begin(&t, &ip_tcp);
-		tb_match(&t, "tcp", 0, &tcp, sizeof(tcp));
-		m = (void *)(t.b.data + t.cur + 112);
-		memset(m->u.user.name, 't', sizeof(m->u.user.name));
-		tb_std(&t, V_ACCEPT);
-		tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
-		tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
-		tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
-		tb_finish(&t);
-		EXPECT_REPLACE(&t, -EINVAL);
-		tb_free(&t);
-	}
+	expect_unterminated_name("tcp", &tcp, sizeof(tcp));
 	memset(longname, 'a', sizeof(longname));
 	longname[28] = 0;	/* 28 chars: a name, just not one we serve */
 	CHECK_ERR(one_rule(&ip_tcp, longname, 0, limit, 8), -ENOENT);
@@ -256,4 +261,48 @@ void test_normalized_output(void)
 	CHECK(fake.size == out.len && !memcmp(fake.entries, out.data, out.len));
 	buf_free(&out);
 	tb_free(&t);
+}
+
+/*
+ * A kernel side that checks extensions itself (kmod): what we have no
+ * descriptor for passes to it; what we know is still checked here with
+ * ip_tables' errnos; the entries the commit wrote back are what
+ * GET_ENTRIES serves.
+ */
+void test_kernel_checked_extensions(void)
+{
+	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 0, 0xffff } };
+	unsigned char limit[32] = { 0 };
+	struct ipt_getinfo info;
+	struct buf out = { 0 };
+
+	fake.kernel_checks = true;
+	CHECK_ERR(one_rule(&ip_tcp, "limit", 0, limit, sizeof(limit)), 0);
+	CHECK_ERR(one_target("LOG", 0, limit, 32), 0);
+	/* a revision we lack: the kernel's to judge */
+	CHECK_ERR(one_rule(&ip_tcp, "tcp", 1, &tcp, sizeof(tcp)), 0);
+	/* ours, still checked here: payload size, protocol */
+	memcpy(limit, &tcp, sizeof(tcp));
+	CHECK_ERR(one_rule(&ip_tcp, "tcp", 0, limit, sizeof(tcp) + 8), -EINVAL);
+	memset(limit, 0, sizeof(limit));
+	CHECK_ERR(one_rule(&(struct ipt_ip){ 0 }, "tcp", 0, &tcp, sizeof(tcp)),
+		  -EINVAL);
+	/* a name without its NUL: EINVAL before any lookup */
+	expect_unterminated_name("limit", limit, 8);
+	/* the copy the commit rewrote is the one served: the limit
+	 * match's first payload byte (entry 0, after its match header) */
+	fake.rewrite_at = 112 + sizeof(struct xt_entry_match) + 1;
+	fake.rewrite_byte = 0x5a;
+	CHECK_ERR(one_rule(&ip_tcp, "limit", 0, limit, sizeof(limit)), 0);
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK_ERR(get_entries("filter", info.size, &out), 0);
+	CHECK(out.len == info.size && out.len >= fake.rewrite_at &&
+	      out.data[fake.rewrite_at - 1] == 0x5a);
+	buf_free(&out);
+
+	/* without it, the same table is refused as ip_tables without the
+	 * module */
+	fake.kernel_checks = false;
+	fake.rewrite_at = 0;
+	CHECK_ERR(one_rule(&ip_tcp, "limit", 0, limit, sizeof(limit)), -ENOENT);
 }

@@ -228,6 +228,7 @@ static const struct {
 	T(loops_and_jumps),
 	T(extension_lookup),
 	T(extension_payloads),
+	T(kernel_checked_extensions),
 	T(normalized_output),
 	T(replace_counters_and_eagain),
 	T(backend_refuses),

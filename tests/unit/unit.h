@@ -88,6 +88,7 @@ void test_hooks_and_underflows(void);
 void test_loops_and_jumps(void);
 void test_extension_lookup(void);
 void test_extension_payloads(void);
+void test_kernel_checked_extensions(void);
 void test_normalized_output(void);
 void test_replace_counters_and_eagain(void);
 void test_backend_refuses(void);

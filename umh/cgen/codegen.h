@@ -6,8 +6,8 @@
  * fixup.c (instructions, maps, labels, calls), cond.c and rule.c (a rule
  * as linear code; each match by its extension's emitter in ext/),
  * runs_set.c and runs_classified.c with classify.c (runs of rules as map
- * lookups), prologue.c, prologue_nf.c and prologue_tc.c (main's prologue
- * and the flavors), dispatcher.c.
+ * lookups), prologue.c, prologue_nf.c, prologue_tc.c and prologue_kmod.c
+ * (main's prologue and the flavors), dispatcher.c.
  */
 #ifndef UMH_CODEGEN_H
 #define UMH_CODEGEN_H
@@ -21,6 +21,8 @@
 enum cg_mech {
 	CG_NETFILTER,	/* BPF_PROG_TYPE_NETFILTER, one link per hook */
 	CG_TC,		/* BPF_PROG_TYPE_SCHED_CLS on clsact ingress/egress */
+	CG_KMOD,	/* BPF_PROG_TYPE_SCHED_CLS run by ebpfilter.ko at its
+			 * own netfilter hooks (ebpfilter/ctl.h) */
 };
 
 /* The three filter hooks, in slot order (prog array: gen * 3 + hook). */
@@ -120,11 +122,11 @@ struct cg_prog {
 /*
  * What differs between the mechanisms, for code generation and loading
  * (after facebook/bpfilter's struct bf_flavor_ops): prologue_nf.c,
- * prologue_tc.c.
+ * prologue_tc.c, prologue_kmod.c.
  */
 struct cg;
 struct cg_flavor_ops {
-	const char *name;		/* "netfilter", "tc" */
+	const char *name;		/* "netfilter", "tc", "kmod" */
 	enum bpf_prog_type prog_type;
 	enum bpf_attach_type expected_attach_type;	/* 0: none needed */
 	/* the program's return values for the internal verdicts */
@@ -138,7 +140,8 @@ struct cg_flavor_ops {
 	 * @pass_exit for packets decided there */
 	void (*prologue)(struct cg *c, int drop_exit, int pass_exit);
 	/* the dispatcher's choice: r7 = the hook whose table program runs
-	 * (r6 = ctx), or to @pass (a label if @passes) */
+	 * (r6 = ctx), or to @pass (a label if @passes); NULL: the
+	 * mechanism has no dispatcher */
 	void (*dispatch)(struct cg *c, int pass);
 };
 

@@ -19,6 +19,8 @@ int codegen_dispatcher(enum cg_mech mech, enum cg_hook hook,
 	int pass = -1, r;
 
 	memset(out, 0, sizeof(*out));
+	if (!c.fl->dispatch)
+		return -EINVAL;
 	EM(&c, BPF_MOV64_REG(R6, R1));
 	if (c.fl->passes)
 		pass = cg_label(&c);

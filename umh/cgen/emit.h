@@ -96,10 +96,19 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 struct cls_run;
 void emit_cls_run(struct cg *c, struct cls_run *run);
 
-/* the flavors (prologue_nf.c, prologue_tc.c; cg_flavor() picks one) */
-extern const struct cg_flavor_ops cg_flavor_nf, cg_flavor_tc;
+/* the flavors (prologue_nf.c, prologue_tc.c, prologue_kmod.c;
+ * cg_flavor() picks one) */
+extern const struct cg_flavor_ops cg_flavor_nf, cg_flavor_tc, cg_flavor_kmod;
 
-/* prologue.c: the parts both flavors' prologues share */
+/* prologue_tc.c: the __sk_buff pieces the TC and KMOD prologues share */
+void skb_zero_pi(struct cg *c);
+void skb_ifinfo(struct cg *c, int name_slot, bool want_l2);
+void skb_copy_linear(struct cg *c, int off_reg, int n, int slow);
+void skb_load_iphdr(struct cg *c, int fail, bool l2_known);
+void skb_read_iphdr(struct cg *c);
+void skb_read_l4(struct cg *c);
+
+/* prologue.c: the parts every flavor's prologue shares */
 void read_iphdr(struct cg *c);
 void read_l4(struct cg *c, int n);
 void compute_flags(struct cg *c);

@@ -17,7 +17,14 @@
 
 const struct cg_flavor_ops *cg_flavor(enum cg_mech mech)
 {
-	return mech == CG_NETFILTER ? &cg_flavor_nf : &cg_flavor_tc;
+	switch (mech) {
+	case CG_NETFILTER:
+		return &cg_flavor_nf;
+	case CG_TC:
+		return &cg_flavor_tc;
+	default:
+		return &cg_flavor_kmod;
+	}
 }
 
 static void needs_of_rule(struct cg_needs *n, const struct ir_rule *r)
@@ -197,6 +204,12 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	if (!(ir->valid_hooks & (1u << h))) {
 		snprintf(err, err_len, "table has no hook %u", h);
 		return -EINVAL;
+	}
+	if (ir_kernel_hooks(ir) & (1u << h)) {
+		snprintf(err, err_len,
+			 "hook %u reaches a rule without an emitter: the kernel walks it",
+			 h);
+		return -EOPNOTSUPP;
 	}
 	if (ir->uses_tcpopt) {
 		snprintf(err, err_len, "tcp --tcp-option is not enforced");

@@ -21,7 +21,7 @@
 /* main's stack in the ingress dispatcher: struct bpf_fib_lookup */
 #define FP_FIB		(-128)
 
-static void zero_pi(struct cg *c)
+void skb_zero_pi(struct cg *c)
 {
 	int off;
 
@@ -31,9 +31,9 @@ static void zero_pi(struct cg *c)
 		EM(c, BPF_ST_MEM(BPF_DW, FP, off, 0));
 }
 
-/* TC: look up struct cg_ifinfo for the ifindex in r2 (scalar); copy the name
+/* look up struct cg_ifinfo for the ifindex in r2 (scalar); copy the name
  * to pi[@name_slot] if @name_slot >= 0; l2len -> r8 (default ETH_HLEN) */
-static void tc_ifinfo(struct cg *c, int name_slot, bool want_l2)
+void skb_ifinfo(struct cg *c, int name_slot, bool want_l2)
 {
 	int miss = cg_label(c);
 
@@ -59,12 +59,12 @@ static void tc_ifinfo(struct cg *c, int name_slot, bool want_l2)
 }
 
 /*
- * TC: copy @n bytes (a multiple of 4) at packet offset @off_reg (bounded,
+ * Copy @n bytes (a multiple of 4) at packet offset @off_reg (bounded,
  * see callers) from the skb's linear data to FP_BUF, or jump to @slow if
  * they are not all there (then skb_load_bytes() gets them).  A helper call
  * per header cost more than a whole empty rule set's program.
  */
-static void tc_copy_linear(struct cg *c, int off_reg, int n, int slow)
+void skb_copy_linear(struct cg *c, int off_reg, int n, int slow)
 {
 	int i;
 
@@ -80,15 +80,18 @@ static void tc_copy_linear(struct cg *c, int off_reg, int n, int slow)
 	}
 }
 
-/* TC: the IP header at packet offset l2len (r8) to FP_BUF, from the linear
- * data or with skb_load_bytes(); to @fail if there is none */
-static void tc_load_iphdr(struct cg *c, int fail)
+/* The IP header at packet offset l2len (r8) to FP_BUF, from the linear
+ * data or with skb_load_bytes(); to @fail if there is none.  @l2_known:
+ * r8 is a constant (KMOD: 0), no bound to test (the verifier would find
+ * the test always false: dead code) */
+void skb_load_iphdr(struct cg *c, int fail, bool l2_known)
 {
 	int slow = cg_label(c), done = cg_label(c);
 
 	/* l2len bounded for the verifier: no link layer header is that long */
-	cg_jmp_imm(c, BPF_JGT, R8, 255, slow);
-	tc_copy_linear(c, R8, sizeof(struct iphdr), slow);
+	if (!l2_known)
+		cg_jmp_imm(c, BPF_JGT, R8, 255, slow);
+	skb_copy_linear(c, R8, sizeof(struct iphdr), slow);
 	cg_jmp_a(c, done);
 	cg_place(c, slow);
 	EM(c, BPF_MOV64_REG(R1, R6));
@@ -101,68 +104,35 @@ static void tc_load_iphdr(struct cg *c, int fail)
 	cg_place(c, done);
 }
 
-/* TC: r1 = struct __sk_buff.  Non-IPv4 and packets the IP layer would
- * discard before any hook (bad version/ihl/length) exit with @pass_exit. */
-static void prologue_tc(struct cg *c, int drop_exit CG_UNUSED, int pass_exit)
+/*
+ * The IP header's fields from FP_BUF into pi (read_iphdr(): r8 = thoff),
+ * and r7 = pi.l4len = pi.len - thoff, at least 0: the bytes the transport
+ * header may span (TC: tot_len; KMOD: skb->len, as ip_tables sees it).
+ */
+void skb_read_iphdr(struct cg *c)
 {
-	static const int sizes[3] = { L4_TCP_LEN, L4_UDP_LEN, L4_PORTS_LEN };
-	int l4_done = cg_label(c), try8 = cg_label(c), try4 = cg_label(c);
-	int s;
-
-	EM(c, BPF_MOV64_REG(R6, R1));
-	zero_pi(c);
-	/* pi.zero: see prologue_nf */
-	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, len)));
-	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
-	EM(c, BPF_NEG64(R2));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
-	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, protocol)));
-	cg_jmp_imm(c, BPF_JNE, R2, htons(ETH_P_IP), pass_exit);
-
-	if (c->o->hook == CG_OUTPUT) {
-		EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
-				  offsetof(struct __sk_buff, ifindex)));
-		tc_ifinfo(c, PI_OUT, true);
-	} else {
-		/* the dispatcher found l2len (cb[1]) and, for FORWARD, the
-		 * output device (cb[0]); the names only if a rule tests them */
-		if (c->needs.names) {
-			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
-					  offsetof(struct __sk_buff, ifindex)));
-			tc_ifinfo(c, PI_IN, false);
-		}
-		if (c->needs.names && c->o->hook == CG_FORWARD) {
-			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
-					  offsetof(struct __sk_buff, cb[0])));
-			tc_ifinfo(c, PI_OUT, false);
-		}
-		EM(c, BPF_LDX_MEM(BPF_W, R8, R6,
-				  offsetof(struct __sk_buff, cb[1])));
-	}
-	tc_load_iphdr(c, pass_exit);	/* r8 = l2len */
-	/* version 4, ihl >= 5 */
-	EM(c, BPF_LDX_MEM(BPF_B, R2, FP, FP_BUF));
-	EM(c, BPF_MOV64_REG(R3, R2));
-	EM(c, BPF_ALU64_IMM(BPF_RSH, R3, 4));
-	cg_jmp_imm(c, BPF_JNE, R3, 4, pass_exit);
-	EM(c, BPF_ALU64_IMM(BPF_AND, R2, 0xf));
-	cg_jmp_imm(c, BPF_JLT, R2, 5, pass_exit);
-	/* tot_len: the bytes ip_tables counts (ip_rcv trims to it) */
-	EM(c, BPF_LDX_MEM(BPF_H, R2, FP,
-			  FP_BUF + (int)offsetof(struct iphdr, tot_len)));
-	EM(c, BPF_ENDIAN_BE(R2, 16));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
-	EM(c, BPF_MOV64_REG(R9, R8));	/* r9 = l2len */
 	EM(c, BPF_MOV64_REG(R0, FP));
 	EM(c, BPF_ALU64_IMM(BPF_ADD, R0, FP_BUF));
-	read_iphdr(c);			/* r8 = thoff */
-	/* l4len = tot_len - thoff, at least 0 */
+	read_iphdr(c);
 	EM(c, BPF_LDX_MEM(BPF_DW, R7, FP, PI_BASE + PI_LEN));
 	EM(c, BPF_ALU64_REG(BPF_SUB, R7, R8));
 	EM(c, BPF_JMP_IMM(BPF_JSGE, R7, 0, 1));
 	EM(c, BPF_MOV64_IMM(R7, 0));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R7, PI_BASE + PI_L4LEN));
-	EM(c, BPF_ALU64_REG(BPF_ADD, R8, R9));	/* r8 = l2len + thoff */
+}
+
+/*
+ * The transport header fields the hook's rules test into pi: r6 = the
+ * __sk_buff, r7 = the bytes from the transport header to the end of the
+ * packet (l4len), r8 = its offset in the packet.  From the linear data
+ * when it holds all the matches read, else with skb_load_bytes() of the
+ * largest size there is (a short header leaves the fields 0).
+ */
+void skb_read_l4(struct cg *c)
+{
+	static const int sizes[3] = { L4_TCP_LEN, L4_UDP_LEN, L4_PORTS_LEN };
+	int l4_done = cg_label(c), try8 = cg_label(c), try4 = cg_label(c);
+	int s;
 
 	if (c->needs.l4) {
 		int want = l4_want(c), l4_slow = cg_label(c);
@@ -172,7 +142,7 @@ static void prologue_tc(struct cg *c, int drop_exit CG_UNUSED, int pass_exit)
 		/* the most any match reads there and linear: copied */
 		cg_jmp_imm(c, BPF_JLT, R7, want, l4_slow);
 		cg_jmp_imm(c, BPF_JGT, R8, 1024, l4_slow);	/* bounded */
-		tc_copy_linear(c, R8, want, l4_slow);
+		skb_copy_linear(c, R8, want, l4_slow);
 		EM(c, BPF_MOV64_REG(R0, FP));
 		EM(c, BPF_ALU64_IMM(BPF_ADD, R0, FP_BUF));
 		read_l4(c, want);
@@ -201,6 +171,60 @@ static void prologue_tc(struct cg *c, int drop_exit CG_UNUSED, int pass_exit)
 			cg_jmp_a(c, l4_done);
 	}
 	cg_place(c, l4_done);
+}
+
+/* TC: r1 = struct __sk_buff.  Non-IPv4 and packets the IP layer would
+ * discard before any hook (bad version/ihl/length) exit with @pass_exit. */
+static void prologue_tc(struct cg *c, int drop_exit CG_UNUSED, int pass_exit)
+{
+	EM(c, BPF_MOV64_REG(R6, R1));
+	skb_zero_pi(c);
+	/* pi.zero: see prologue_nf */
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, len)));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, 31));
+	EM(c, BPF_NEG64(R2));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_ZERO));
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, protocol)));
+	cg_jmp_imm(c, BPF_JNE, R2, htons(ETH_P_IP), pass_exit);
+
+	if (c->o->hook == CG_OUTPUT) {
+		EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
+				  offsetof(struct __sk_buff, ifindex)));
+		skb_ifinfo(c, PI_OUT, true);
+	} else {
+		/* the dispatcher found l2len (cb[1]) and, for FORWARD, the
+		 * output device (cb[0]); the names only if a rule tests them */
+		if (c->needs.names) {
+			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
+					  offsetof(struct __sk_buff, ifindex)));
+			skb_ifinfo(c, PI_IN, false);
+		}
+		if (c->needs.names && c->o->hook == CG_FORWARD) {
+			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
+					  offsetof(struct __sk_buff, cb[0])));
+			skb_ifinfo(c, PI_OUT, false);
+		}
+		EM(c, BPF_LDX_MEM(BPF_W, R8, R6,
+				  offsetof(struct __sk_buff, cb[1])));
+	}
+	skb_load_iphdr(c, pass_exit, false);	/* r8 = l2len */
+	/* version 4, ihl >= 5 */
+	EM(c, BPF_LDX_MEM(BPF_B, R2, FP, FP_BUF));
+	EM(c, BPF_MOV64_REG(R3, R2));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R3, 4));
+	cg_jmp_imm(c, BPF_JNE, R3, 4, pass_exit);
+	EM(c, BPF_ALU64_IMM(BPF_AND, R2, 0xf));
+	cg_jmp_imm(c, BPF_JLT, R2, 5, pass_exit);
+	/* tot_len: the bytes ip_tables counts (ip_rcv trims to it) */
+	EM(c, BPF_LDX_MEM(BPF_H, R2, FP,
+			  FP_BUF + (int)offsetof(struct iphdr, tot_len)));
+	EM(c, BPF_ENDIAN_BE(R2, 16));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_LEN));
+	EM(c, BPF_MOV64_REG(R9, R8));	/* r9 = l2len */
+	skb_read_iphdr(c);		/* r8 = thoff, r7 = tot_len - thoff */
+	EM(c, BPF_ALU64_REG(BPF_ADD, R8, R9));	/* r8 = l2len + thoff */
+
+	skb_read_l4(c);
 	if (c->needs.cond) {
 		compute_flags(c);
 		if (c->needs.cls)
@@ -219,9 +243,9 @@ static void dispatch_tc_ingress(struct cg *c, int pass, int tail)
 	int off;
 
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, offsetof(struct __sk_buff, ifindex)));
-	tc_ifinfo(c, -1, true);	/* r8 = l2len */
+	skb_ifinfo(c, -1, true);	/* r8 = l2len */
 	EM(c, BPF_STX_MEM(BPF_W, R6, R8, offsetof(struct __sk_buff, cb[1])));
-	tc_load_iphdr(c, pass);
+	skb_load_iphdr(c, pass, false);
 	for (off = 0; off < (int)sizeof(struct bpf_fib_lookup); off += 8)
 		EM(c, BPF_ST_MEM(BPF_DW, FP, FP_FIB + off, 0));
 	EM(c, BPF_ST_MEM(BPF_B, FP,

@@ -4,6 +4,7 @@
  * protocol, fragments), each match by its extension's emitter (ext/),
  * then the counter and the verdict.
  */
+#include <errno.h>
 #include <stddef.h>
 #include <string.h>
 #include <linux/if.h>
@@ -158,12 +159,16 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 		break;
 	case IRV_CONTINUE:
 		break;
+	case IRV_KERNEL:	/* never compiled (codegen_hook() refuses) */
+		cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs its target",
+			r->idx);
+		break;
 	}
 }
 
 bool verdict_terminal(enum ir_verdict v)
 {
-	return v != IRV_JUMP && v != IRV_CONTINUE;
+	return v != IRV_JUMP && v != IRV_CONTINUE && v != IRV_KERNEL;
 }
 
 /* one rule; returns true if it ends the function (unconditional exit) */

@@ -8,6 +8,7 @@
 #ifndef UMH_IPT_BACKEND_H
 #define UMH_IPT_BACKEND_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <linux/netfilter/x_tables.h>
 
@@ -26,9 +27,17 @@
  * @commit:        put @t in force atomically; 0, or -errno (or
  *                 -IPT_BACKEND_NEED_CONNTRACK) with the previous rules
  *                 still in force and a one-line reason in @err.  The new
- *                 table's counters start at zero.
+ *                 table's counters start at zero.  On success @t->entries
+ *                 may have been rewritten in place (same layout): what
+ *                 GET_ENTRIES shows from then on (kmod: the module zeroes
+ *                 the kernel-private tails of extensions ipt/ does not know)
  * @read_counters: add the packet/byte counts since the last commit, per
  *                 entry in blob order, to @c[0..n-1]; 0 or -errno
+ * @kernel_checks: does the enforcing kernel side check every match and
+ *                 target itself, as ip_tables would (kmod)?  Then ipt/
+ *                 accepts extensions it has no descriptor for (name or
+ *                 revision) and leaves their errnos to the commit.  NULL:
+ *                 no
  *
  * Each gets the @ctx given to ipt_set_backend().
  */
@@ -36,6 +45,7 @@ struct ipt_backend_ops {
 	int (*commit)(void *ctx, const struct ipt_table_view *t, char *err,
 		      size_t err_len);
 	int (*read_counters)(void *ctx, struct xt_counters *c, unsigned int n);
+	bool (*kernel_checks)(void *ctx);
 };
 
 /* Enforce through @ops from now on (before ipt_init()). */

@@ -7,7 +7,10 @@
  * payload size, protocol and each module's checkentry, Linux 6.1/6.12).
  *
  * An extension we do not serve is, to the caller, one the kernel has no
- * module for: -ENOENT, and a line in dmesg naming it.
+ * module for: -ENOENT, and a line in dmesg naming it; unless the
+ * enforcing kernel side checks extensions itself (kmod,
+ * ipt_backend_kernel_checks()): then it passes here and the commit gets
+ * the kernel's errno for it.
  */
 #include <errno.h>
 #include <string.h>
@@ -28,10 +31,14 @@ bool ipt_ext_name_is(const char *field, const char *name)
 	       strcmp(field, name) == 0;
 }
 
+/* find_ext(): no descriptor, but the kernel checks it (kmod) */
+#define EXT_KERNEL_CHECKS	1
+
 /*
  * xt_request_find_match()/xt_request_find_target(): 0 with *found set,
  * -EINVAL for a name without its NUL, -EPROTOTYPE or -ENOENT (see
- * struct ext_desc.unspec).
+ * struct ext_desc.unspec); EXT_KERNEL_CHECKS instead of the last two when
+ * the backend's kernel checks what we do not know.
  */
 static int find_ext(const char *name, uint8_t revision, bool target,
 		    struct ipt_ext *found)
@@ -56,6 +63,8 @@ static int find_ext(const char *name, uint8_t revision, bool target,
 		last[target] = *found;
 		return 0;
 	}
+	if (ipt_backend_kernel_checks())
+		return EXT_KERNEL_CHECKS;
 	log_err("iptables: %s \"%s\" revision %u is not supported by ebpfilter\n",
 		target ? "target" : "match", name, revision);
 	return x && x->unspec ? -EPROTOTYPE : -ENOENT;
@@ -91,10 +100,12 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
 		const struct xt_entry_match *m = (const void *)(base + pos);
 
 		err = find_ext(m->u.user.name, m->u.user.revision, false, &x);
-		if (err)
+		if (err < 0)
 			return err;
-		err = check_ext(&x, &e->ip, m->u.match_size - sizeof(*m), m->data);
-		if (err)
+		if (!err)
+			err = check_ext(&x, &e->ip, m->u.match_size - sizeof(*m),
+					m->data);
+		if (err < 0)
 			return err;
 		pos += m->u.match_size;
 	}
@@ -106,7 +117,7 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
 	t = (const void *)(base + e->target_offset);
 	err = find_ext(t->u.user.name, t->u.user.revision, true, &x);
 	if (err)
-		return err;
+		return err < 0 ? err : 0;
 	return check_ext(&x, &e->ip, t->u.target_size - sizeof(*t), t->data);
 }
 
@@ -121,11 +132,16 @@ static void normalize_ext(void *hdr, unsigned char *data, bool target)
 	char *name = m->u.user.name;
 	struct ipt_ext x;
 	size_t n = strnlen(name, XT_EXTENSION_MAXNAMELEN);
+	int err = find_ext(name, m->u.user.revision, target, &x);
 
-	if (find_ext(name, m->u.user.revision, target, &x))
+	if (err < 0)
 		return;		/* cannot happen: the entry was checked */
 	memset(name + n, 0, XT_EXTENSION_MAXNAMELEN - n);
-	memset(data + x.rev->size, 0, XT_ALIGN(x.rev->size) - x.rev->size);
+	/* the payload of one the kernel checks: its commit zeroes the
+	 * kernel-private tail (ipt_backend_ops.commit) */
+	if (!err)
+		memset(data + x.rev->size, 0,
+		       XT_ALIGN(x.rev->size) - x.rev->size);
 }
 
 void ipt_ext_normalize(struct ipt_entry *e)

@@ -44,6 +44,12 @@ int ipt_backend_read_counters(struct xt_counters *c, unsigned int n)
 	return backend.ops->read_counters(backend.ctx, c, n);
 }
 
+bool ipt_backend_kernel_checks(void)
+{
+	return backend.ops && backend.ops->kernel_checks &&
+	       backend.ops->kernel_checks(backend.ctx);
+}
+
 static int backend_commit(const struct ipt_table_view *v, char *why,
 			  size_t why_len)
 {

@@ -74,7 +74,8 @@ bool ipt_ext_name_is(const char *field, const char *name);
  * match, then the target, are looked up (-EINVAL for an unterminated
  * name, -ENOENT or -EPROTOTYPE like xt_find_match()) and checked like
  * xt_check_match()/xt_check_target() (-EINVAL).  @hook_mask is the
- * entry's comefrom.
+ * entry's comefrom.  An extension (or revision) we have no descriptor
+ * for passes when ipt_backend_kernel_checks(): the kernel checks it.
  */
 int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask);
 
@@ -114,6 +115,10 @@ struct ipt_stored_table {
 
 /* The table called @name (already NUL-terminated), or NULL. */
 struct ipt_stored_table *ipt_table_find(const char *name);
+
+/* ipt_backend_ops.kernel_checks: the kernel checks extensions we do not
+ * know (ext.c leaves them to it) */
+bool ipt_backend_kernel_checks(void);
 
 /* Add the backend's counts since the last commit to @c[0..n-1]
  * (ipt_backend_ops.read_counters); 0 or -errno. */

@@ -13,7 +13,9 @@
  * struct ipt_table_view - a validated table, in ip_tables' own blob layout
  * @name:        table name ("filter")
  * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
- *               (validated: offsets, jumps, extension payloads all checked)
+ *               (validated: offsets, jumps, extension payloads all checked);
+ *               a backend's commit may rewrite it in place, same layout
+ *               (kmod: the module's GET_ENTRIES form, ipt/backend.h)
  * @size:        bytes in @entries
  * @num_entries: number of entries
  * @valid_hooks: bitmask of NF_INET_* hooks
@@ -22,7 +24,7 @@
  */
 struct ipt_table_view {
 	const char *name;
-	const void *entries;
+	void *entries;
 	size_t size;
 	unsigned int num_entries;
 	unsigned int valid_hooks;

@@ -59,13 +59,18 @@ bool ir_rule_unconditional(const struct ir_rule *r)
 	return r->nmatch == 0 && !memcmp(&r->ip, &zero, sizeof(zero));
 }
 
+/* decode_match(): no emitter, the rule is the kernel's (IR_KERNEL_WALKS) */
+#define MATCH_KERNEL	(EXT_MATCHES_ALL + 1)
+
 /*
  * Decode one match with its extension's descriptor (ext/ext.h); 0 = stored
- * in *m, EXT_MATCHES_ALL = nothing to test (comment), -errno.
+ * in *m, EXT_MATCHES_ALL = nothing to test (comment), MATCH_KERNEL (with
+ * IR_KERNEL_WALKS in @flags), -errno.
  */
 static int decode_match(const struct xt_entry_match *em, size_t dlen,
-			const struct ipt_ip *ip, struct ir_match *m,
-			struct ir_table *ir, char *err, size_t err_len)
+			const struct ipt_ip *ip, unsigned int flags,
+			struct ir_match *m, struct ir_table *ir, char *err,
+			size_t err_len)
 {
 	const char *name = em->u.user.name;
 	unsigned int rev = em->u.user.revision;
@@ -77,6 +82,8 @@ static int decode_match(const struct xt_entry_match *em, size_t dlen,
 	if (!x || !x->decode)
 		goto not_enforced;
 	xr = ext_rev(x, rev);
+	if (!xr && (flags & IR_KERNEL_WALKS))
+		return MATCH_KERNEL;	/* a revision only the kernel has */
 	if (!xr || dlen < xr->size)
 		return fail(err, err_len, -EINVAL,
 			    "malformed %s match (revision %u)", name, rev);
@@ -85,14 +92,27 @@ static int decode_match(const struct xt_entry_match *em, size_t dlen,
 					    .err_len = err_len }, m);
 	if (r == 0 && !x->emit)
 		goto not_enforced;	/* no BPF emitter */
+	if (r == -EOPNOTSUPP && (flags & IR_KERNEL_WALKS))
+		return MATCH_KERNEL;	/* an option no emitter serves */
+	if (r == 0 && m->kind == IRM_TCP && m->tu.option &&
+	    (flags & IR_KERNEL_WALKS))
+		return MATCH_KERNEL;	/* --tcp-option: no emitter either */
 	return r;
 not_enforced:
+	if (flags & IR_KERNEL_WALKS)
+		return MATCH_KERNEL;
 	return fail(err, err_len, -EOPNOTSUPP,
 		    "match '%s' revision %u is not enforced", name, rev);
 }
 
 int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	     char *err, size_t err_len)
+{
+	return ir_build_ext(t, 0, ir, err, err_len);
+}
+
+int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
+		 struct ir_table *ir, char *err, size_t err_len)
 {
 	static struct ir_match no_match[1];
 	const unsigned char *base = t->entries;
@@ -161,6 +181,12 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 					 "bad match size at %u", offs[i]);
 				goto out;
 			}
+			if (rr->nmatch == IR_MAX_MATCH &&
+			    (flags & IR_KERNEL_WALKS)) {
+				rr->kernel = true;	/* ip_tables has no limit */
+				mo += em->u.match_size;
+				continue;
+			}
 			if (rr->nmatch == IR_MAX_MATCH) {
 				r = fail(err, err_len, -E2BIG,
 					 "more than %d matches in one rule",
@@ -168,14 +194,16 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 				goto out;
 			}
 			k = decode_match(em, em->u.match_size - sizeof(*em),
-					 &e->ip, &tmp[rr->nmatch], ir, err,
-					 err_len);
+					 &e->ip, flags, &tmp[rr->nmatch], ir,
+					 err, err_len);
 			if (k < 0) {
 				r = k;
 				goto out;
 			}
 			if (k == 0)
 				rr->nmatch++;
+			if (k == MATCH_KERNEL)
+				rr->kernel = true;
 			mo += em->u.match_size;
 		}
 		if (vec_reserve(&ir->matches, &capm, nm + rr->nmatch)) {
@@ -226,11 +254,15 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 				else
 					rr->verdict = (e->ip.flags & IPT_F_GOTO) ?
 						      IRV_GOTO : IRV_JUMP;
+			} else if (flags & IR_KERNEL_WALKS) {
+				rr->verdict = IRV_KERNEL;	/* NF_QUEUE... */
 			} else {
 				r = fail(err, err_len, -EOPNOTSUPP,
 					 "verdict %d is not enforced", v);
 				goto out;
 			}
+		} else if (flags & IR_KERNEL_WALKS) {
+			rr->verdict = IRV_KERNEL;
 		} else {
 			r = fail(err, err_len, -EOPNOTSUPP,
 				 "target '%s' is not enforced",
@@ -239,8 +271,13 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 		}
 		/* IPT_F_GOTO is control flow, not a packet condition */
 		rr->ip.flags &= ~IPT_F_GOTO;
-		rr->always = ir_rule_unconditional(rr);
+		rr->kernel |= rr->verdict == IRV_KERNEL;
+		/* a match left out for the kernel is still a condition */
+		rr->always = !rr->kernel && ir_rule_unconditional(rr);
 	}
+	/* every --tcp-option rule is the kernel's: nothing to refuse */
+	if (flags & IR_KERNEL_WALKS)
+		ir->uses_tcpopt = false;
 
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		int a, b;
@@ -272,6 +309,62 @@ out:
 	if (r)
 		ir_free(ir);
 	return r;
+}
+
+/* Does an unconditional rule with verdict @v end the walk of its chain? */
+static bool ends_chain(enum ir_verdict v)
+{
+	return v == IRV_ACCEPT || v == IRV_DROP || v == IRV_RETURN ||
+	       v == IRV_GOTO || v == IRV_ERROR;
+}
+
+/* Can the walk of @ir from entries @a and @b reach a ->kernel rule?
+ * @seen, @stack: nrules each */
+static bool reaches_kernel(const struct ir_table *ir, unsigned int a,
+			   unsigned int b, bool *seen, unsigned int *stack)
+{
+	unsigned int n = 0, i;
+
+	memset(seen, 0, ir->nrules * sizeof(*seen));
+	stack[n++] = a;
+	stack[n++] = b;
+	while (n) {
+		for (i = stack[--n]; i < ir->nrules && !seen[i]; i++) {
+			const struct ir_rule *r = &ir->rules[i];
+
+			seen[i] = true;
+			if (r->kernel)
+				return true;
+			/* at most one push per rule seen: the stack holds
+			 * nrules + 2 */
+			if ((r->verdict == IRV_JUMP || r->verdict == IRV_GOTO) &&
+			    !seen[r->target])
+				stack[n++] = r->target;
+			if (r->always && ends_chain(r->verdict))
+				break;
+		}
+	}
+	return false;
+}
+
+unsigned int ir_kernel_hooks(const struct ir_table *ir)
+{
+	bool *seen = calloc(ir->nrules + 1, sizeof(*seen));
+	unsigned int *stack = calloc(ir->nrules + 2, sizeof(*stack));
+	unsigned int h, mask = 0;
+
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+		if (!(ir->valid_hooks & (1u << h)))
+			continue;
+		/* out of memory: the kernel walks, which is always right */
+		if (!seen || !stack ||
+		    reaches_kernel(ir, ir->hook_entry[h], ir->underflow[h],
+				   seen, stack))
+			mask |= 1u << h;
+	}
+	free(seen);
+	free(stack);
+	return mask;
 }
 
 void ir_free(struct ir_table *ir)

@@ -88,6 +88,7 @@ enum ir_verdict {
 	IRV_GOTO,	/* continue at .target, no push */
 	IRV_CONTINUE,	/* jump/goto to the very next entry: count, go on */
 	IRV_ERROR,	/* ERROR target: a user chain head; if executed, DROP */
+	IRV_KERNEL,	/* any other target: only the kernel's walk runs it */
 };
 
 struct ir_rule {
@@ -100,6 +101,10 @@ struct ir_rule {
 	unsigned int target;	/* IRV_JUMP/IRV_GOTO: entry index */
 	bool func_start;	/* evaluation may begin here */
 	bool always;		/* no condition at all: always matches */
+	/* a match or target without an emitter (ir_build_ext() with
+	 * IR_KERNEL_WALKS): no program can evaluate it, the kernel walks
+	 * every hook that reaches it (ir_kernel_hooks()) */
+	bool kernel;
 };
 
 struct ir_table {
@@ -120,7 +125,27 @@ struct ir_table {
  */
 int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	     char *err, size_t err_len);
+
+/*
+ * IR_KERNEL_WALKS: the enforcing side walks the rules of a hook the helper
+ * does not compile, with the kernel's own extensions (kmod: ebpfilter.ko,
+ * which also checked every extension).  A match or target without an
+ * emitter, one the helper does not know at all included, or more than
+ * IR_MAX_MATCH matches, then marks its rule ->kernel instead of refusing
+ * the table.
+ */
+#define IR_KERNEL_WALKS	1u
+int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
+		 struct ir_table *ir, char *err, size_t err_len);
 void ir_free(struct ir_table *ir);
+
+/*
+ * The hooks (1 << NF_INET_*) whose evaluation can reach a ->kernel rule,
+ * following the table as ipt_do_table() can: from the hook's entry and
+ * underflow, on through the entries, into jump and goto targets, until an
+ * unconditional ACCEPT/DROP/RETURN/goto.  A program cannot decide them.
+ */
+unsigned int ir_kernel_hooks(const struct ir_table *ir);
 
 /*
  * Word @w (0 or 1) of a 16-byte interface name or mask, as the programs

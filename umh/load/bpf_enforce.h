@@ -22,11 +22,18 @@ struct enf_kernel {
 	bool no_classify;	/* tests: compile runs as linear code */
 };
 
-/* Which mechanism the running kernel supports (probe.c: the first
- * available in order of preference) and the kernel facts its programs
- * need (NETFILTER: from BTF).  @force_tc: use TC even where NETFILTER
- * works (tests).  0 or -errno with a reason in @err. */
-int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len);
+/* The mechanism called @want ("kmod", "netfilter", "tc"), or for NULL,
+ * "" or "auto" the first available in order of preference (probe.c), and
+ * the kernel facts its programs need (NETFILTER: from BTF).  0, or
+ * -EOPNOTSUPP (not available, no such name) or another -errno with a
+ * reason in @err. */
+int enf_probe(struct enf_kernel *ek, const char *want, char *err, size_t len);
+/* Does @want ask for no mechanism in particular (NULL, "", "auto")? */
+bool enf_mech_is_auto(const char *want);
+/* The mechanisms in order of preference (NULL past the last); can the
+ * running kernel do @m? */
+const struct enf_mech_ops *enf_mech_at(unsigned int i);
+bool enf_mech_available(const struct enf_mech_ops *m);
 
 /* The shared objects a generated program may reference (-1: none). */
 struct enf_maps {

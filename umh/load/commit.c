@@ -6,9 +6,11 @@
  *   ipt_table_view -> ir_build() (ir/) -> codegen_hook() (cgen/)
  *   -> enf_load_hook() (program.c) into the idle generation -> the flip
  *
- * The hook mechanism (chosen by probing the running kernel, probe.c, and
- * reported in dmesg) is a struct enf_mech_ops (mech.h): "netfilter"
- * (mech_netfilter.c) or "tc" (mech_tc.c).
+ * The hook mechanism (the one the module asks for at the handshake, or
+ * the first the running kernel can do, probe.c; reported in dmesg) is a
+ * struct enf_mech_ops (mech.h): "kmod" (mech_kmod.c), "netfilter"
+ * (mech_netfilter.c) or "tc" (mech_tc.c).  kmod has no generations: the
+ * module swaps whole rule sets (commit_install()).
  *
  * Objects (created once, then re-adopted by a restarted helper):
  *   gen      array[1] of u32: the live generation (0/1)
@@ -35,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/netfilter.h>
 
 #include <bpf/bpf.h>
 
@@ -50,9 +53,19 @@ _Static_assert(CG_NHOOKS == VAULT_HOOKS, "the vault parks a dispatcher per hook"
 /* Generations of table programs: the live one and the idle one. */
 #define ENF_GENS	2
 
+/* enforce_probe()'s findings for one mechanism, kept for the handshake */
+struct enf_probed {
+	bool available;
+	int err;		/* enf_probe()'s result, if available */
+	char why[192];
+	struct enf_kernel ek;
+};
+
+#define ENF_MAX_MECHS	4
+
 static struct {
 	bool probed, inited, attached;
-	int probe_err;		/* enforce_probe()'s result, kept */
+	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
 	bool live_uses_ct;	/* the rules in force use conntrack */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* o.nentries: entries counted in o.ctr_fd */
@@ -87,6 +100,8 @@ static int create_base(char *err, size_t len)
 	__u32 k = 0, zero = 0;
 	int i, r;
 
+	if (m->install)		/* no dispatcher: only the mechanism's maps */
+		return m->create_maps ? m->create_maps(o, err, len) : 0;
 	o->gen_fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_gen",
 				   sizeof(__u32), sizeof(__u32), 1, NULL);
 	o->progs_fd = bpf_map_create(BPF_MAP_TYPE_PROG_ARRAY, "ebpf_progs",
@@ -126,21 +141,67 @@ static int create_base(char *err, size_t len)
 	return 0;
 }
 
-int enforce_probe(void)
+void enforce_note_fds(void)
 {
-	char err[256] = "";
-
-	if (S.probed)
-		return S.probe_err;
-	S.probed = true;
-	S.probe_err = enf_probe(&S.ek, getenv("EBPFILTER_FORCE_TC") != NULL,
-				err, sizeof(err));
-	if (S.probe_err)
-		log_err("enforcement: %s\n", err);
-	return S.probe_err;
+	enf_kmod_note_ctl_fd();
 }
 
-int enforce_init(char *mech, size_t mech_len)
+void enforce_probe(void)
+{
+	const struct enf_mech_ops *m;
+	unsigned int i;
+
+	if (S.probed)
+		return;
+	S.probed = true;
+	for (i = 0; i < ENF_MAX_MECHS && (m = enf_mech_at(i)); i++) {
+		struct enf_probed *p = &S.probe[i];
+
+		p->available = enf_mech_available(m);
+		if (p->available)
+			p->err = enf_probe(&p->ek, m->name, p->why,
+					   sizeof(p->why));
+	}
+}
+
+/*
+ * The mechanism the module asks for (@want: a name, or "" or "auto": the
+ * first available; EBPFILTER_FORCE_TC then still says "tc"), from what
+ * enforce_probe() found.  0 with S.ek set, or -errno (logged).
+ */
+static int choose(const char *want)
+{
+	const struct enf_mech_ops *m;
+	unsigned int i;
+
+	if (enf_mech_is_auto(want) && getenv("EBPFILTER_FORCE_TC"))
+		want = "tc";
+	for (i = 0; i < ENF_MAX_MECHS && (m = enf_mech_at(i)); i++) {
+		const struct enf_probed *p = &S.probe[i];
+
+		if (enf_mech_is_auto(want) ? !p->available : strcmp(m->name, want))
+			continue;
+		if (!p->available) {
+			log_err("enforcement: the module asked for %s, which needs %s\n",
+				want, m->needs ? m->needs : "what this kernel lacks");
+			return -EOPNOTSUPP;
+		}
+		if (p->err) {
+			log_err("enforcement: %s: %s\n", m->name, p->why);
+			return p->err;
+		}
+		S.ek = p->ek;
+		return 0;
+	}
+	if (enf_mech_is_auto(want))
+		log_err("enforcement: no hook mechanism works on this kernel\n");
+	else
+		log_err("enforcement: the module asked for \"%s\", a mechanism the helper does not have\n",
+			want);
+	return -EOPNOTSUPP;
+}
+
+int enforce_init(const char *want, char *mech, size_t mech_len)
 {
 	const struct enf_mech_ops *m;
 	char err[256] = "";
@@ -150,7 +211,8 @@ int enforce_init(char *mech, size_t mech_len)
 		snprintf(mech, mech_len, "%s", S.ek.ops->name);
 		return 0;
 	}
-	r = enforce_probe();
+	enforce_probe();
+	r = choose(want);
 	if (r)
 		return r;
 	m = S.ek.ops;
@@ -160,8 +222,12 @@ int enforce_init(char *mech, size_t mech_len)
 		S.attached = true;
 		if (m->readopt)
 			m->readopt(&S.o);
-		log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
-			 mech, S.o.gen);
+		if (m->install)	/* the module kept its rule set */
+			log_info("enforcement: %s hooks, adopted the counters of the rules in force\n",
+				 mech);
+		else
+			log_info("enforcement: %s hooks, adopted the rules in force (generation %u)\n",
+				 mech, S.o.gen);
 		S.inited = true;
 		return 0;
 	}
@@ -174,6 +240,11 @@ int enforce_init(char *mech, size_t mech_len)
 	log_info("enforcement: %s hooks (%s)\n", mech, m->hooks);
 	S.inited = true;
 	return 0;
+}
+
+bool enforce_kernel_checks(void)
+{
+	return S.inited && S.ek.ops->install;
 }
 
 bool enforce_uses_conntrack(void)
@@ -223,6 +294,75 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 	return r;
 }
 
+/* The new counters map @ctr and @ir's facts are in force: keep them. */
+static void committed(const struct ir_table *ir, int ctr)
+{
+	S.live_uses_ct = ir->uses_ct;
+	xclose(&S.o.ctr_fd);
+	S.o.ctr_fd = ctr;
+	S.o.nentries = ir->nrules;
+	vault_store();
+}
+
+/*
+ * A mechanism whose kernel side takes whole rule sets (kmod): a program
+ * for each hook whose rules all have emitters, -1 for the others (the
+ * kernel walks them), handed over with the table and a new counters map
+ * in one call; its errno is the commit's.  Conntrack needs no handshake:
+ * the module's check of a state/conntrack match takes the reference.
+ */
+static int commit_install(const struct ipt_table_view *t, char *err,
+			  size_t err_len)
+{
+	static const unsigned int nfhook[CG_NHOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
+	int fds[CG_NHOOKS] = { -1, -1, -1 };
+	struct ir_table ir;
+	unsigned int h, walked;
+	int ctr, r;
+
+	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
+	if (r)
+		return r;
+	walked = ir_kernel_hooks(&ir);
+	ctr = enf_counters_create(ir.nrules);
+	if (ctr < 0) {
+		r = ctr;
+		snprintf(err, err_len, "counters map: %s", strerror(-r));
+		goto out;
+	}
+	for (h = 0; h < CG_NHOOKS; h++) {
+		if (walked & (1u << nfhook[h]))
+			continue;
+		/* a hook the code generator or the verifier refuses (chains
+		 * nested deeper than BPF calls go, limits) is walked too:
+		 * the walk is ip_tables' own, so the table is never refused
+		 * for what a program cannot do */
+		if (enf_load_hook(&ir, &S.ek, (enum cg_hook)h, ctr,
+				  S.o.ifinfo_fd, &fds[h], err, err_len))
+			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
+				 nfhook[h], err);
+	}
+	r = 0;
+	if (!S.attached) {	/* the names before the first packet */
+		r = S.ek.ops->attach(&S.o, err, err_len);
+		S.attached = !r;
+	}
+	if (!r)
+		r = S.ek.ops->install(t, fds, ctr, err, err_len);
+	/* the module holds what it runs */
+	for (h = 0; h < CG_NHOOKS; h++)
+		xclose(&fds[h]);
+	if (r) {
+		close(ctr);
+		goto out;
+	}
+	committed(&ir, ctr);
+out:
+	ir_free(&ir);
+	return r;
+}
+
 int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		   char *err, size_t err_len)
 {
@@ -237,6 +377,8 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		snprintf(err, err_len, "table %s is not enforced", t->name);
 		return -EOPNOTSUPP;
 	}
+	if (S.ek.ops->install)
+		return commit_install(t, err, err_len);
 	r = ir_build(t, &ir, err, err_len);
 	if (r)
 		return r;
@@ -271,11 +413,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		S.attached = true;
 	}
 	S.o.gen = idle;
-	S.live_uses_ct = ir.uses_ct;
-	xclose(&S.o.ctr_fd);
-	S.o.ctr_fd = ctr;
-	S.o.nentries = ir.nrules;
-	vault_store();
+	committed(&ir, ctr);
 	ir_free(&ir);
 	return 0;
 

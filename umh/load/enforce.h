@@ -15,18 +15,27 @@
 #include "ipt/backend.h"
 #include "ipt/table_view.h"
 
-/*
- * Probe the running kernel once: which mechanism, and what its programs
- * need from the kernel's BTF (files, and CAP_SYS_ADMIN for module BTF).
- * main.c calls it before confining the helper; enforce_init() uses the
- * result.  0 or -errno (logged), the same on every call.
- */
-int enforce_probe(void);
+/* First thing in main(), before the helper opens a file: which of the
+ * module's extra fds it was given (the kmod control file). */
+void enforce_note_fds(void);
 
-/* Pick and prepare the hook mechanism for the running kernel; @mech gets
- * its name ("netfilter" or "tc").  Re-adopts objects a previous helper left
- * in force.  0 or -errno. */
-int enforce_init(char *mech, size_t mech_len);
+/*
+ * Probe the running kernel once: which mechanisms it can do, and what
+ * their programs need from the kernel's BTF (files, and CAP_SYS_ADMIN for
+ * module BTF).  main.c calls it before confining the helper;
+ * enforce_init() chooses from the result.
+ */
+void enforce_probe(void);
+
+/* Pick and prepare the hook mechanism: @want, as the module's HELLO names
+ * it ("kmod", "netfilter", "tc"; "" or "auto": the first available of
+ * those); @mech gets its name.  Re-adopts objects a previous helper left
+ * in force.  0 or -errno (logged: the mechanism cannot be had). */
+int enforce_init(const char *want, char *mech, size_t mech_len);
+
+/* Does the mechanism's kernel side check every extension (kmod)?  Then
+ * ipt/ accepts those it does not know (ipt_backend_ops.kernel_checks). */
+bool enforce_kernel_checks(void);
 
 /*
  * Connection tracking (see EBPF_F_CONNTRACK_ON in proto.h): a table that

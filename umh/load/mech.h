@@ -2,7 +2,8 @@
 /*
  * Hook mechanisms: how the dispatchers get in front of the packets.
  *
- * One struct enf_mech_ops per mechanism (mech_netfilter.c, mech_tc.c),
+ * One struct enf_mech_ops per mechanism (mech_netfilter.c, mech_tc.c,
+ * mech_kmod.c),
  * after facebook/bpfilter's struct bf_flavor_ops: the rest of load/ and
  * the vault ask the table instead of testing which mechanism is in use.
  * The code generator has its own per-mechanism table (the prologue, the
@@ -16,6 +17,7 @@
 #include <stddef.h>
 
 #include "cgen/codegen.h"
+#include "ipt/table_view.h"
 #include "vault/vault.h"
 
 /**
@@ -31,6 +33,8 @@
  * @dispatchers: mask of the hooks (1 << enum cg_hook) with a dispatcher of
  *               their own; the others are run by one of them
  * @available:   can the running kernel do it?  NULL: always
+ * @needs:       what @available looks for, for the log line when the
+ *               module asks for it in vain
  * @kernel:      fill in the kernel facts its programs need; NULL: none.
  *               0 or -errno with a reason in @err
  * @create_maps: create the maps of its own in @o (beside the generation
@@ -40,6 +44,13 @@
  * @readopt:     after adopting @o from the vault: what a helper must redo
  *               (the objects stayed attached); NULL: nothing
  * @detach:      take the dispatchers away (unload); the caller closes @o
+ * @install:     a mechanism without dispatchers (kmod): hand the kernel
+ *               the validated table @t with a program per hook (-1: the
+ *               kernel walks the hook's rules) and the counters map; the
+ *               kernel checks every extension and makes it all live at
+ *               once.  0 (@t's entries rewritten as GET_ENTRIES shows
+ *               them), or the kernel's -errno with @err and nothing
+ *               changed.  NULL: the generation switch (commit.c)
  */
 struct enf_mech_ops {
 	const char *name;
@@ -48,15 +59,20 @@ struct enf_mech_ops {
 	bool conntrack;
 	unsigned int dispatchers;
 	bool (*available)(void);
+	const char *needs;
 	int (*kernel)(struct cg_kernel *k, char *err, size_t len);
 	int (*create_maps)(struct vault_objs *o, char *err, size_t len);
 	int (*attach)(struct vault_objs *o, char *err, size_t len);
 	void (*readopt)(struct vault_objs *o);
 	void (*detach)(struct vault_objs *o);
+	int (*install)(const struct ipt_table_view *t,
+		       const int prog_fd[CG_NHOOKS], int counters_fd,
+		       char *err, size_t len);
 };
 
 extern const struct enf_mech_ops enf_mech_netfilter;	/* mech_netfilter.c */
 extern const struct enf_mech_ops enf_mech_tc;		/* mech_tc.c */
+extern const struct enf_mech_ops enf_mech_kmod;		/* mech_kmod.c */
 
 /* The dispatchers run at every hook. */
 #define ENF_ALL_HOOKS	((1u << CG_NHOOKS) - 1)
@@ -70,5 +86,18 @@ int probe_netfilter_btf(struct cg_kernel *k, char *err, size_t len);
 
 /* TC: the ifinfo record for a link (ARPHRD type -> l2len). */
 void enf_tc_ifinfo(struct cg_ifinfo *v, const char *name, unsigned int type);
+
+/*
+ * The ifinfo map (mech_tc.c): create it into @o->ifinfo_fd (a
+ * create_maps op); keep it filled with every link's name from rtnetlink,
+ * without attaching anything (kmod), until enf_ifinfo_unwatch().
+ */
+int enf_ifinfo_create(struct vault_objs *o, char *err, size_t len);
+int enf_ifinfo_watch(int ifinfo_fd);
+void enf_ifinfo_unwatch(void);
+
+/* KMOD: note whether the module gave us its control file (mech_kmod.c);
+ * before the helper opens any file, which could take its number. */
+void enf_kmod_note_ctl_fd(void);
 
 #endif

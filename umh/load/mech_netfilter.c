@@ -68,6 +68,7 @@ const struct enf_mech_ops enf_mech_netfilter = {
 	.conntrack = true,
 	.dispatchers = ENF_ALL_HOOKS,
 	.available = probe_netfilter_progs,
+	.needs = "BPF_PROG_TYPE_NETFILTER programs (Linux 6.4 and later)",
 	.kernel = probe_netfilter_btf,
 	.attach = nf_attach,
 	.detach = nf_detach,

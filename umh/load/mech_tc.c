@@ -130,8 +130,8 @@ static int attach_one(unsigned int ifindex, const char *name,
 	/* the record first: the programs read it for every packet */
 	if (bpf_map_update_elem(T.ifinfo_fd, &key, &v, BPF_ANY))
 		return -errno;
-	if (!force && is_attached(ifindex))
-		return 0;
+	if (T.disp[0] < 0 || (!force && is_attached(ifindex)))
+		return 0;	/* names only (enf_ifinfo_watch()), or done */
 	for (i = 0; i < TC_NPOINTS; i++) {
 		LIBBPF_OPTS(bpf_tc_hook, hook, .ifindex = (int)ifindex,
 			    .attach_point = tc_point[i]);
@@ -416,9 +416,24 @@ static void tc_stop(bool detach)
 	T.attached_cap = 0;
 }
 
+/*
+ * The interface names alone (the kmod mechanism: the module runs the
+ * programs, which find the names of cb[]'s ifindexes in @ifinfo_fd): the
+ * same thread keeps the map, no filter is attached.  0 or -errno.
+ */
+int enf_ifinfo_watch(int ifinfo_fd)
+{
+	return tc_start(-1, -1, ifinfo_fd);
+}
+
+void enf_ifinfo_unwatch(void)
+{
+	tc_stop(false);
+}
+
 /* ----- the ops ---------------------------------------------------------------- */
 
-static int tc_create_maps(struct vault_objs *o, char *err, size_t len)
+int enf_ifinfo_create(struct vault_objs *o, char *err, size_t len)
 {
 	o->ifinfo_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_ifinfo",
 				      sizeof(__u32), sizeof(struct cg_ifinfo),
@@ -464,7 +479,7 @@ const struct enf_mech_ops enf_mech_tc = {
 	.conntrack = false,
 	/* ingress runs INPUT and FORWARD */
 	.dispatchers = (1u << CG_INPUT) | (1u << CG_OUTPUT),
-	.create_maps = tc_create_maps,
+	.create_maps = enf_ifinfo_create,
 	.attach = tc_attach,
 	.readopt = tc_readopt,
 	.detach = tc_detach,

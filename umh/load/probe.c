@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Probing the running kernel: which hook mechanism it supports (the first
- * of mechs[] that is available) and the facts its programs need.  Raw
+ * Probing the running kernel: which hook mechanisms it supports (mechs[],
+ * in order of preference) and the facts their programs need.  Raw
  * instructions have no CO-RE, so for netfilter programs the offsets of
  * the kernel structures they read are looked up in its BTF here.
  */
@@ -21,9 +21,27 @@
 
 /* In order of preference: the first available one is used. */
 static const struct enf_mech_ops *const mechs[] = {
+	&enf_mech_kmod,
 	&enf_mech_netfilter,
 	&enf_mech_tc,
 };
+
+#define N_MECHS	(sizeof(mechs) / sizeof(mechs[0]))
+
+const struct enf_mech_ops *enf_mech_at(unsigned int i)
+{
+	return i < N_MECHS ? mechs[i] : NULL;
+}
+
+bool enf_mech_available(const struct enf_mech_ops *m)
+{
+	return !m->available || m->available();
+}
+
+bool enf_mech_is_auto(const char *want)
+{
+	return !want || !*want || !strcmp(want, "auto");
+}
 
 /* Byte offset of member @name in struct @sname (looking through anonymous
  * struct/union members), or -1. */
@@ -130,23 +148,32 @@ int probe_netfilter_btf(struct cg_kernel *k, char *err, size_t len)
 	return 0;
 }
 
-int enf_probe(struct enf_kernel *ek, bool force_tc, char *err, size_t len)
+int enf_probe(struct enf_kernel *ek, const char *want, char *err, size_t len)
 {
 	const struct enf_mech_ops *m = NULL;
 	struct cg_kernel *k = &ek->k;
+	bool any = enf_mech_is_auto(want);
 	size_t i;
 	int r;
 
 	memset(ek, 0, sizeof(*ek));
 	k->off_skb_nfct = k->off_ct_status = -1;
-	for (i = 0; i < sizeof(mechs) / sizeof(mechs[0]) && !m; i++) {
-		if (force_tc && mechs[i] != &enf_mech_tc)
+	for (i = 0; i < N_MECHS && !m; i++) {
+		if (!any && strcmp(mechs[i]->name, want))
 			continue;
-		if (!mechs[i]->available || mechs[i]->available())
+		if (enf_mech_available(mechs[i]))
 			m = mechs[i];
+		else if (!any)
+			break;
 	}
 	if (!m) {
-		snprintf(err, len, "no hook mechanism works on this kernel");
+		if (any)
+			snprintf(err, len, "no hook mechanism works on this kernel");
+		else if (i < N_MECHS)
+			snprintf(err, len, "mechanism %s is not available here",
+				 want);
+		else
+			snprintf(err, len, "no mechanism is called %s", want);
 		return -EOPNOTSUPP;
 	}
 	ek->ops = m;

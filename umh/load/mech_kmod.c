@@ -1,0 +1,129 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The kmod mechanism: ebpfilter.ko registers the filter table's netfilter
+ * hooks itself (LOCAL_IN, FORWARD, LOCAL_OUT at NF_IP_PRI_FILTER) and runs,
+ * per hook, the SCHED_CLS program the helper gave it (cgen's CG_KMOD
+ * flavor), or walks the hook's rules itself as ipt_do_table() does, with
+ * the kernel's own extensions, where the helper gave none (a rule without
+ * an emitter: ir_kernel_hooks()).  Everything goes through one ioctl on the
+ * control file the module installs at EBPF_CTL_FD (include/ebpfilter/
+ * ctl.h): EBPF_IOC_INSTALL makes a whole rule set live at once, so there
+ * is no dispatcher, program array or generation here.  The module checks
+ * every match and target with xt_check_match()/xt_check_target(), which
+ * also takes the conntrack reference a state/conntrack rule needs.
+ *
+ * What the helper keeps: the counters map (shared with the module's walk)
+ * and the ifinfo map the programs read interface names from, kept by
+ * mech_tc.c's rtnetlink thread; both go to the vault like any object.
+ * The module keeps the last installed set while no helper runs; a
+ * restarted helper re-installs the saved table it restores, identical.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <linux/netfilter.h>
+
+#include <ebpfilter/ctl.h>
+
+#include "lib/log.h"
+#include "load/mech.h"
+
+_Static_assert((int)CG_NHOOKS == (int)EBPF_CTL_NHOOKS &&
+	       (int)CG_INPUT == (int)EBPF_CTL_LOCAL_IN &&
+	       (int)CG_FORWARD == (int)EBPF_CTL_FORWARD &&
+	       (int)CG_OUTPUT == (int)EBPF_CTL_LOCAL_OUT,
+	       "prog_fd[] is indexed by enum cg_hook");
+_Static_assert(EBPF_CTL_NF_HOOKS == NF_INET_NUMHOOKS, "hook_entry[] sizes");
+_Static_assert(sizeof(struct ebpf_counter) == sizeof(struct cg_counter),
+	       "the programs' counters are the module's");
+
+/* the module gave this helper its control file (enf_kmod_note_ctl_fd()) */
+static bool ctl_given;
+
+void enf_kmod_note_ctl_fd(void)
+{
+	ctl_given = fcntl(EBPF_CTL_FD, F_GETFD) >= 0;
+}
+
+static bool kmod_available(void)
+{
+	return ctl_given;
+}
+
+static int kmod_attach(struct vault_objs *o, char *err, size_t len)
+{
+	int r = enf_ifinfo_watch(o->ifinfo_fd);
+
+	if (r)
+		snprintf(err, len, "watching the interfaces' names: %s",
+			 strerror(-r));
+	return r;
+}
+
+static void kmod_readopt(struct vault_objs *o)
+{
+	int r = enf_ifinfo_watch(o->ifinfo_fd);
+
+	if (r)
+		log_err("kmod: watching the interfaces' names failed: %s\n",
+			strerror(-r));
+}
+
+/* The module's hooks go with the module; nothing of ours is attached. */
+static void kmod_detach(struct vault_objs *o)
+{
+	(void)o;
+	enf_ifinfo_unwatch();
+}
+
+static int kmod_install(const struct ipt_table_view *t,
+			const int prog_fd[CG_NHOOKS], int counters_fd,
+			char *err, size_t len)
+{
+	struct ebpf_ctl_install in;
+	unsigned int h;
+
+	memset(&in, 0, sizeof(in));
+	in.size = sizeof(in);
+	if (strlen(t->name) >= sizeof(in.name))
+		return -EINVAL;
+	memcpy(in.name, t->name, strlen(t->name));
+	/* the module writes the entries back in place (GET_ENTRIES' form) */
+	in.entries = (__u64)(uintptr_t)t->entries;
+	in.entries_size = (__u32)t->size;
+	in.num_entries = t->num_entries;
+	in.valid_hooks = t->valid_hooks;
+	for (h = 0; h < EBPF_CTL_NF_HOOKS; h++) {
+		in.hook_entry[h] = t->hook_entry[h];
+		in.underflow[h] = t->underflow[h];
+	}
+	for (h = 0; h < EBPF_CTL_NHOOKS; h++)
+		in.prog_fd[h] = prog_fd[h];
+	in.counters_fd = counters_fd;
+	if (ioctl(EBPF_CTL_FD, EBPF_IOC_INSTALL, &in)) {
+		int e = -errno;
+
+		snprintf(err, len, "the module refused the rule set: %s",
+			 strerror(-e));
+		return e;
+	}
+	return 0;
+}
+
+const struct enf_mech_ops enf_mech_kmod = {
+	.name = "kmod",
+	.hooks = "ebpfilter.ko's own netfilter hooks at LOCAL_IN/FORWARD/LOCAL_OUT, priority 0",
+	.cg = CG_KMOD,
+	.conntrack = true,
+	.dispatchers = 0,
+	.available = kmod_available,
+	.needs = "ebpfilter.ko's control file on fd 5 (ebpfilter/ctl.h)",
+	.create_maps = enf_ifinfo_create,
+	.attach = kmod_attach,
+	.readopt = kmod_readopt,
+	.detach = kmod_detach,
+	.install = kmod_install,
+};
