@@ -219,7 +219,7 @@ static void scale_case(const struct enf_kernel *ek, const char *name, bool setli
 		if (verbose)
 			printf("  codegen %.2f s\n", (double)(t2.tv_sec - t0.tv_sec) + (t2.tv_nsec - t0.tv_nsec) / 1e9);
 		if (!r) {
-			r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+			r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, -1 },
 				     "ebpf_input", &fd, err, sizeof(err));
 			cg_prog_free(&p);
 		}
@@ -294,7 +294,7 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 	int fd;
 
 	if (!log || !seen ||
-	    enf_resolve(p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 }, &res,
+	    enf_resolve(p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, -1 }, &res,
 			err, sizeof(err))) {
 		free(log);
 		free(seen);
@@ -407,7 +407,7 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 			snprintf(deadmsg, sizeof(deadmsg), ", %ld never visited", nd);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+		r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, -1 },
 			     "ebpf_file", &fd, err, sizeof(err));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		memset(&info, 0, sizeof(info));

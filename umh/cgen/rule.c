@@ -189,7 +189,7 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 		break;
 	case IRV_CONTINUE:
 		break;
-	case IRV_KERNEL:	/* never compiled (codegen_hook() refuses) */
+	case IRV_KERNEL:	/* a ->kernel rule: emit_kernel_rule()'s */
 		cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs its target",
 			r->idx);
 		break;
