@@ -204,6 +204,7 @@ int main(int argc, char **argv)
 		conntrack_cases(f);
 		nf_name_cases(f);
 		kernel_walk_cases(f);
+		kernel_random_diff(f, 200, 100);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -176,3 +176,147 @@ static void kernel_walk_cases(const struct flavor *f)
 		iptblob_free(&b);
 	}
 }
+
+/*
+ * A random table of user chains (c0..c5; a chain jumps or goes only to
+ * later ones, so no loops, nesting up to 6 deep from INPUT/FORWARD/OUTPUT)
+ * whose rules test what random_pkt() varies, with ACCEPT/DROP/RETURN,
+ * jumps, gotos and rules only the kernel runs ("kernel:LOG", "-m
+ * kernel:limit"), malloc'd.
+ */
+static char *kernel_ruleset(void)
+{
+	static const char *const cond[] = { "", "-p tcp", "-p udp", "-s 10.0.0.0/24",
+		"-d 10.1.0.0/16", "-p tcp -m tcp --dport 1:60", "-p udp -m udp --sport 53",
+		"-i eth1", "! -s 10.0.0.1", "-f", "-p icmp" };
+	static const char *const hooks[] = { "INPUT", "FORWARD", "OUTPUT" };
+	size_t cap = 16384, len = 0;
+	char *t = malloc(cap);
+
+#define P(...) (len += (size_t)snprintf(t + len, cap - len, __VA_ARGS__))
+	if (!t)
+		return NULL;
+	P("*filter\n:INPUT DROP [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n");
+	for (int c = 0; c < 6; c++)
+		P(":c%d - [0:0]\n", c);
+	for (int c = -3; c < 6; c++) {
+		int n = 2 + (int)rnd(6);
+
+		for (int i = 0; i < n; i++) {
+			const char *ch = c < 0 ? hooks[c + 3] : NULL;
+			char name[16];
+			int to = c < 0 ? (int)rnd(6) : c + 1 + (int)rnd(5 - c > 0 ? 5 - c : 1);
+
+			snprintf(name, sizeof(name), "c%d", c);
+			P("-A %s %s ", ch ? ch : name, cond[rnd(sizeof(cond) / sizeof(cond[0]))]);
+			switch (rnd(c >= 5 ? 5 : 7)) {
+			case 0: P("-j ACCEPT\n"); break;
+			case 1: P("-j DROP\n"); break;
+			case 2: P(c < 0 ? "-j DROP\n" : "-j RETURN\n"); break;
+			case 3: P("-j kernel:LOG\n"); break;
+			case 4: P("-m kernel:limit -j ACCEPT\n"); break;
+			case 5: P("-j c%d\n", to < 6 ? to : 5); break;
+			case 6: P("-g c%d\n", to < 6 ? to : 5); break;
+			}
+		}
+	}
+	P("COMMIT\n");
+#undef P
+	return t;
+}
+
+/*
+ * kernel_ruleset()'s tables on every hook: classified and linear programs
+ * decide random packets as the reference, stopping where it stops with its
+ * resume record, counting what it counts.
+ */
+static void kernel_random_diff(const struct flavor *f, int nsets, int npkts)
+{
+	int walks = 0, nested = 0, bad = 0;
+
+	if (f->mech != CG_KMOD || (filter && !strstr("random kernel rules", filter)))
+		return;
+	rng_state = 0x6b65726eULL;
+	for (int set = 0; set < nsets && !bad; set++) {
+		char *text = kernel_ruleset(), err[1024] = "";
+		struct ipt_table_view v;
+		struct iptblob b;
+		struct ir_table ir;
+
+		if (!text || iptblob_build(text, &b, err, sizeof(err))) {
+			result(false, f->name, "random kernel rules", "set %d: rules: %s", set, err);
+			free(text);
+			return;
+		}
+		iptblob_view(&b, &v);
+		if (ir_build_ext(&v, IR_KERNEL_WALKS, &ir, err, sizeof(err))) {
+			result(false, f->name, "random kernel rules", "set %d: rules: %s", set, err);
+			iptblob_free(&b);
+			free(text);
+			return;
+		}
+		for (int hook = 0; hook < CG_NHOOKS && !bad; hook++) {
+			struct hprog h[2];
+			struct shared sh[2];
+			char why[160] = "";
+			struct cg_counter c[2], *refc = calloc(ir.nrules, sizeof(*refc));
+			int e;
+
+			memset(h, 0, sizeof(h));
+			memset(sh, 0, sizeof(sh));
+			if (!refc || build_pair(f, &ir, (enum cg_hook)hook, h, sh, err, sizeof(err))) {
+				result(false, f->name, "random kernel rules", "set %d hook %d: %s",
+				       set, hook, err);
+				bad = 1;
+			}
+			for (int i = 0; i < npkts && !bad; i++) {
+				struct pkt p;
+				struct run_opts ro = { 0 };
+				unsigned int iplen;
+				__u64 raw;
+				int vv, want;
+
+				random_pkt(&p);
+				p.out = rnd(2) ? "eth1" : "eth0";
+				want = host_ref(f, &ir, hook, &p, &ro, refc);
+				for (int m = 0; m < 2 && !bad; m++) {
+					vv = host_run(f, &sh[m], &h[m].ip, hook, &p, &ro, &iplen, &raw,
+						      err, sizeof(err));
+					if (vv != want ||
+					    (want == 2 && !same_resume(&sh[m], why, sizeof(why)))) {
+						bad = 1;
+						result(false, f->name, "random kernel rules",
+						       "set %d hook %d packet %d (%s %s:%d -> %s:%d) %s: %s, the reference %s%s%s\n%s",
+						       set, hook, i, p.proto, p.src, p.sport, p.dst, p.dport,
+						       m ? "linear" : "classified", verdict_name(vv),
+						       verdict_name(want), why[0] ? ": " : "",
+						       vv == -EFAULT ? err : why, text);
+					}
+				}
+				walks += want == 2;
+				nested += want == 2 && host_ref_walk.depth;
+			}
+			if (!bad && (e = host_ref_counters(&sh[0], refc, ir.nrules)) >= 0) {
+				bad = 1;
+				result(false, f->name, "random kernel rules",
+				       "set %d hook %d: counters of entry %d differ from the reference\n%s",
+				       set, hook, e, text);
+			}
+			if (!bad && (e = counters_differ(sh, ir.nrules, c)) >= 0) {
+				bad = 1;
+				result(false, f->name, "random kernel rules",
+				       "set %d hook %d: classified and linear counters of entry %d differ",
+				       set, hook, e);
+			}
+			free(refc);
+			pair_free(h, sh);
+		}
+		ir_free(&ir);
+		iptblob_free(&b);
+		free(text);
+	}
+	if (!bad)
+		result(true, f->name, "random kernel rules",
+		       "%d sets x 3 hooks x %d packets: %d walked, %d of them from a user chain",
+		       nsets, npkts, walks, nested);
+}
