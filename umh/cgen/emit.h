@@ -53,6 +53,7 @@ struct cg {
 	 * offset -> push it */
 	bool walks;
 	int walk_lab, push_lab;
+	long tail_first;	/* first jump to them, -1: none */
 	char *err;
 	size_t err_len;
 	int rc;
@@ -95,6 +96,9 @@ bool verdict_terminal(enum ir_verdict v);
 bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r);
 /* the tails emit_rule() jumped to in the current function, if any */
 void emit_walk_tails(struct cg *c);
+/* the same in the middle of a function (jumped over) once the first jump
+ * to them is getting out of a jump's 16-bit reach */
+void emit_walk_tails_near(struct cg *c);
 
 /* runs_set.c, runs_classified.c: runs of rules as map lookups */
 unsigned int cg_set_run(const struct ir_table *ir, unsigned int i,

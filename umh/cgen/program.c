@@ -123,6 +123,7 @@ static void emit_function_body(struct cg *c, unsigned int start)
 		enum cg_set_field f = SF_NONE;
 		unsigned int len;
 
+		emit_walk_tails_near(c);
 		if (i != start && r->func_start) {
 			cg_call_func(c, start, i);	/* fall into the next one */
 			EM(c, BPF_EXIT_INSN());
@@ -166,6 +167,7 @@ static void emit_function_body(struct cg *c, unsigned int start)
 static void emit_function(struct cg *c, unsigned int start)
 {
 	c->walk_lab = c->push_lab = -1;
+	c->tail_first = -1;
 	emit_function_body(c, start);
 	emit_walk_tails(c);	/* after its last exit */
 }

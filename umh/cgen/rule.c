@@ -172,6 +172,8 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 
 			if (c->push_lab < 0)
 				c->push_lab = cg_label(c);
+			if (c->tail_first < 0)
+				c->tail_first = (long)c->p->n;
 			cg_jmp_imm(c, BPF_JEQ, R0, CG_V_RETURN, cont);
 			EM(c, BPF_JMP_IMM(BPF_JNE, R0, CG_V_WALK, 2));
 			EM(c, BPF_MOV64_IMM(R2, (int)r->off));
@@ -235,6 +237,8 @@ static bool emit_kernel_rule(struct cg *c, const struct ir_rule *r)
 
 	if (c->walk_lab < 0)
 		c->walk_lab = cg_label(c);
+	if (c->tail_first < 0)
+		c->tail_first = (long)at;
 	EM(c, BPF_MOV64_IMM(R7, 0));
 	emit_ip_conditions(c, r, SF_NONE);
 	if (c->p->n == at + 1) {
@@ -279,6 +283,23 @@ void emit_walk_tails(struct cg *c)
 		EM(c, BPF_EXIT_INSN());
 	}
 	c->walk_lab = c->push_lab = -1;
+	c->tail_first = -1;
+}
+
+/* far below a 16-bit jump's 32767: a rule or a run between two checks
+ * is much shorter than the rest */
+#define CG_TAIL_SPAN	16384
+
+void emit_walk_tails_near(struct cg *c)
+{
+	int over;
+
+	if (c->tail_first < 0 || (long)c->p->n - c->tail_first < CG_TAIL_SPAN)
+		return;
+	over = cg_label(c);
+	cg_jmp_a(c, over);
+	emit_walk_tails(c);
+	cg_place(c, over);
 }
 
 bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r)
