@@ -2,9 +2,10 @@
 /*
  * The filter table's hooks: NF_INET_LOCAL_IN, FORWARD and LOCAL_OUT at
  * NF_IP_PRI_FILTER, where iptable_filter's are.  Per packet: the helper's
- * program for the hook decides, or, for a hook it did not compile (a rule
- * no emitter serves), the rules are walked here exactly as ipt_do_table()
- * walks them, with the kernel's own extension code.
+ * program for the hook decides, or stops at a rule no emitter serves and
+ * hands over a resume point; from there (or from the hook's entry, for a
+ * hook the helper could not compile) the rules are walked here exactly as
+ * ipt_do_table() walks them, with the kernel's own extension code.
  *
  * Programs are BPF_PROG_TYPE_SCHED_CLS run on the skb as it is at the hook
  * (skb->data at the IP header).  What a tc program finds in skb->cb (the

@@ -13,8 +13,9 @@
  * netfilter hooks itself (NF_INET_LOCAL_IN, FORWARD, LOCAL_OUT at
  * NF_IP_PRI_FILTER, as iptable_filter), runs the helper's program for the
  * hook, and walks the rules itself, exactly as ipt_do_table() does with
- * the kernel's own xt_* extension code, for a hook the helper did not
- * compile (it has a rule no emitter serves: REJECT, LOG, limit, ...).
+ * the kernel's own xt_* extension code, from where the program stopped (a
+ * rule no emitter serves: REJECT, LOG, limit, ...; EBPF_PROG_WALK), or
+ * from the hook's entry for a hook the helper did not compile.
  * Every match and target of the table is looked up and checked by the
  * module with xt_check_match()/xt_check_target() at install, as ip_tables
  * checks them at SET_REPLACE, so errnos and side effects (module loads,

@@ -21,6 +21,8 @@
 #include <linux/pkt_cls.h>
 
 #include "hostenv.h"
+#include <ebpfilter/ctl.h>
+
 #include "ref.h"
 #include "iptblob.h"
 
@@ -78,7 +80,8 @@ static const unsigned int tc_headlens[] = { 0, 14 + 24, 14 };
 
 static const char *verdict_name(int v)
 {
-	return v == 1 ? "ACCEPT" : v == 0 ? "DROP" : v == -ERANGE ? "bad return value" :
+	return v == 1 ? "ACCEPT" : v == 0 ? "DROP" : v == 2 ? "WALK" :
+	       v == -ERANGE ? "bad return value" :
 	       "interpreter failure";
 }
 
@@ -201,6 +204,7 @@ int main(int argc, char **argv)
 		conntrack_cases(f);
 		nf_name_cases(f);
 		kernel_walk_cases(f);
+		kernel_random_diff(f, 200, 100);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -39,6 +39,8 @@ struct nf_state_ctx {	/* struct nf_hook_state as test_run reads it */
 };
 
 static int ifinfo_fd = -1;
+/* kmod: where a program that stops at a kernel rule leaves its record */
+static int resume_fd = -1;
 
 static void set_ifname(__u32 ifindex, const char *name)
 {
@@ -219,7 +221,7 @@ static void scale_case(const struct enf_kernel *ek, const char *name, bool setli
 		if (verbose)
 			printf("  codegen %.2f s\n", (double)(t2.tv_sec - t0.tv_sec) + (t2.tv_nsec - t0.tv_nsec) / 1e9);
 		if (!r) {
-			r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+			r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, resume_fd },
 				     "ebpf_input", &fd, err, sizeof(err));
 			cg_prog_free(&p);
 		}
@@ -294,7 +296,7 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 	int fd;
 
 	if (!log || !seen ||
-	    enf_resolve(p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 }, &res,
+	    enf_resolve(p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, resume_fd }, &res,
 			err, sizeof(err))) {
 		free(log);
 		free(seen);
@@ -360,10 +362,10 @@ static long dead_report(const struct enf_kernel *ek, const struct cg_prog *p,
 	return (long)nd;
 }
 
-/* load every hook of the table @text; @dead: also require that the
- * verifier visits every instruction */
-static void table_case(const struct enf_kernel *ek, const char *path,
-		       char *text, bool dead)
+/* load every hook of the table @text (IR built with @ir_flags); @dead:
+ * also require that the verifier visits every instruction */
+static void table_case_ext(const struct enf_kernel *ek, const char *path,
+			   char *text, bool dead, unsigned int ir_flags)
 {
 	const char *mech = cg_flavor(ek->mech)->name;
 	char err[256] = "";
@@ -379,7 +381,7 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 	}
 	free(text);
 	iptblob_view(&b, &v);
-	if (ir_build(&v, &ir, err, sizeof(err))) {
+	if (ir_build_ext(&v, ir_flags, &ir, err, sizeof(err))) {
 		result(false, mech, path, "ir: %s", err);
 		iptblob_free(&b);
 		return;
@@ -407,7 +409,7 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 			snprintf(deadmsg, sizeof(deadmsg), ", %ld never visited", nd);
 		}
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1 },
+		r = enf_load(ek->mech, &p, &(struct enf_maps){ ctr, ifinfo_fd, -1, -1, resume_fd },
 			     "ebpf_file", &fd, err, sizeof(err));
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		memset(&info, 0, sizeof(info));
@@ -424,6 +426,12 @@ static void table_case(const struct enf_kernel *ek, const char *path,
 	}
 	ir_free(&ir);
 	iptblob_free(&b);
+}
+
+static void table_case(const struct enf_kernel *ek, const char *path,
+		       char *text, bool dead)
+{
+	table_case_ext(ek, path, text, dead, 0);
 }
 
 static void file_case(const struct enf_kernel *ek, const char *path)
@@ -453,6 +461,59 @@ static void genrules_case(const struct enf_kernel *ek, int n, bool dead)
 		return;
 	}
 	table_case(ek, name, text, dead);
+}
+
+/*
+ * kmod programs that stop at rules only the kernel runs (LOG, limit: names
+ * the helper does not know): user chains nested as deep as BPF calls go
+ * with such rules at every level, every instruction visited; and the
+ * 10,000-rule gen-ruleset with 300 of them after its rules, the load time.
+ * Only the verifier's part: the host suite (cghost) checks the records.
+ */
+static void kmod_walk_cases(const struct enf_kernel *ek)
+{
+	struct enf_kernel k = *ek;
+	size_t cap = 1 << 16, len = 0;
+	char *t, *g;
+
+	if (filter && !strstr("kmod walk", filter))
+		return;
+	k.mech = CG_KMOD;
+	t = malloc(cap);
+	if (!t)
+		return;
+#define P(...) (len += (size_t)snprintf(t + len, cap - len, __VA_ARGS__))
+	P("*filter\n:INPUT ACCEPT [0:0]\n:FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n");
+	for (int c = 1; c <= 6; c++)
+		P(":c%d - [0:0]\n", c);
+	P("-A INPUT -p tcp -m tcp --dport 22 -j kernel:LOG\n-A INPUT -j c1\n");
+	P("-A FORWARD -g c3\n-A OUTPUT -p udp -j c2\n-A OUTPUT -j kernel:REJECT\n");
+	for (int c = 1; c <= 6; c++) {
+		P("-A c%d -s 10.%d.0.0/16 -m kernel:limit -j ACCEPT\n", c, c);
+		P("-A c%d -p udp -m udp --dport %d -j kernel:LOG\n", c, c);
+		if (c < 6)
+			P("-A c%d -p tcp -j c%d\n", c, c + 1);
+		P("-A c%d -d 10.%d.0.0/16 -j DROP\n-A c%d -j kernel:LOG\n", c, c, c);
+	}
+	P("COMMIT\n");
+	table_case_ext(&k, "kmod walk: chains 6 deep", t, true, IR_KERNEL_WALKS);
+
+	g = gen_ruleset(10000, true);
+	t = g ? malloc(strlen(g) + 300 * 96) : NULL;
+	if (!t) {
+		free(g);
+		return;
+	}
+	len = strlen(g) - strlen("COMMIT\n");
+	cap = len + 300 * 96;
+	memcpy(t, g, len);
+	free(g);
+	for (int i = 0; i < 300; i++)
+		P("-A %s -s 10.%d.%d.0/24 %s\n", i % 3 ? "INPUT" : "OUTPUT", i / 250 + 1,
+		  i % 250 + 1, i % 2 ? "-j kernel:LOG" : "-m kernel:limit -j ACCEPT");
+	P("COMMIT\n");
+#undef P
+	table_case_ext(&k, "kmod walk: gen-ruleset 10000 + 300", t, false, IR_KERNEL_WALKS);
 }
 
 /* ---- classified runs vs linear code (random_rules(): cases.c) --------- */
@@ -656,7 +717,9 @@ int main(int argc, char **argv)
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	ifinfo_fd = bpf_map_create(BPF_MAP_TYPE_HASH, "ebpf_ifinfo", 4,
 				   sizeof(struct cg_ifinfo), 64, NULL);
-	if (ifinfo_fd < 0) {
+	resume_fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ebpf_resume", 4,
+				   CG_RESUME_SIZE, 1, NULL);
+	if (ifinfo_fd < 0 || resume_fd < 0) {
 		printf("FAIL cannot create maps: %s\n", strerror(errno));
 		printf("0 passed, 1 failed\n");
 		return 1;
@@ -681,6 +744,8 @@ int main(int argc, char **argv)
 			run_all(&ek);
 		}
 		kmod_verify();
+		if (!getenv("CG_RULES_FILE"))
+			kmod_walk_cases(&ek);
 	}
 	printf("%d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;

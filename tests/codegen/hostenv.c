@@ -60,7 +60,8 @@ int hprog_build(struct hprog *h, struct shared *sh, const char *name,
 		char *err, size_t len)
 {
 	const struct cg_prog *p = &h->cg;
-	struct ip_map *shm[4] = { &sh->counters, &sh->ifinfo, &sh->gen, &sh->progs };
+	struct ip_map *shm[5] = { &sh->counters, &sh->ifinfo, &sh->gen, &sh->progs,
+				  &sh->resume };
 
 	h->own = calloc(p->nmaps + 1, sizeof(*h->own));
 	h->mp = calloc(p->nmaps + 1, sizeof(*h->mp));
@@ -89,7 +90,7 @@ int hprog_build(struct hprog *h, struct shared *sh, const char *name,
 			h->mp[i] = &h->own[i];
 			continue;
 		}
-		if (s < 0 || s > 3) {
+		if (s < 0 || s > 4) {
 			snprintf(err, len, "map %u: unknown source %d", i, d->source);
 			return -1;
 		}
@@ -130,7 +131,16 @@ void shared_free(struct shared *sh)
 	ip_map_free(&sh->ifinfo);
 	ip_map_free(&sh->gen);
 	ip_map_free(&sh->progs);
+	ip_map_free(&sh->resume);
 	memset(sh, 0, sizeof(*sh));
+}
+
+bool shared_resume(const struct shared *sh, struct ebpf_resume *r)
+{
+	if (!sh->have[4] || sh->resume.value_size != sizeof(*r))
+		return false;
+	memcpy(r, sh->resume.vals, sizeof(*r));
+	return true;
 }
 
 struct cg_counter shared_counter(const struct shared *sh, unsigned int idx)
@@ -298,7 +308,8 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 	if (f->mech == CG_NETFILTER)
 		return r == NF_ACCEPT ? 1 : r == NF_DROP ? 0 : -ERANGE;
 	if (f->mech == CG_KMOD)
-		return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 : -ERANGE;
+		return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 :
+		       r == EBPF_PROG_WALK ? 2 : -ERANGE;
 	if ((int)r == TC_ACT_UNSPEC)
 		return 1;
 	return r == TC_ACT_SHOT ? 0 : -ERANGE;
@@ -336,8 +347,12 @@ int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
 		if (f->mech == CG_KMOD)
 			rp.ctstate = ref_ctstate(ro);
 	}
-	return ref_eval(ir, nfhook[hook], &rp, ctr);
+	memset(&host_ref_walk, 0, sizeof(host_ref_walk));
+	return ref_eval(ir, nfhook[hook], &rp, ctr,
+			f->mech == CG_KMOD ? &host_ref_walk : NULL);
 }
+
+struct ebpf_resume host_ref_walk;
 
 int host_ref_counters(const struct shared *sh, const struct cg_counter *ctr,
 		      unsigned int n)

@@ -25,9 +25,14 @@ struct flavor {
 /* The objects the loader would supply: made from the first program's
  * description, then shared (the same counters, ifinfo...). */
 struct shared {
-	struct ip_map counters, ifinfo, gen, progs;
-	bool have[4];
+	struct ip_map counters, ifinfo, gen, progs, resume;
+	bool have[5];
 };
+
+/* kmod: the resume record a run that returned EBPF_PROG_WALK left (this
+ * one CPU's); false if there is no resume map */
+struct ebpf_resume;
+bool shared_resume(const struct shared *sh, struct ebpf_resume *r);
 
 /* a generated program made runnable */
 struct hprog {
@@ -71,8 +76,9 @@ struct run_opts {
 
 /*
  * Run packet @p at @hook through @ip (on @f's context, @sh's maps).
- * 1 accept, 0 drop, -ERANGE an unexpected return value (*raw), -EFAULT the
- * interpreter failed (@err).  *iplen: the IP total length.
+ * 1 accept, 0 drop, 2 (kmod) walk from shared_resume()'s record, -ERANGE
+ * an unexpected return value (*raw), -EFAULT the interpreter failed
+ * (@err).  *iplen: the IP total length.
  */
 int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
 	     int hook, const struct pkt *p, const struct run_opts *ro,
@@ -80,8 +86,10 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 
 /*
  * The reference's answer (ref.c) for the same packet in the same world as
- * host_run(): 1 ACCEPT, 0 DROP; @ctr (nrules of them) counted.
+ * host_run(): 1 ACCEPT, 0 DROP; @ctr (nrules of them) counted.  kmod: 2,
+ * a kernel rule reached, where and through which jumps in host_ref_walk.
  */
+extern struct ebpf_resume host_ref_walk;
 int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
 	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr);
 

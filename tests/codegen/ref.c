@@ -7,6 +7,8 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_tcpudp.h>
 
+#include <ebpfilter/ctl.h>
+
 #include "ref.h"
 
 void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n)
@@ -135,7 +137,7 @@ static bool match(const struct ir_match *m, const struct ref_pkt *p, bool *hotdr
 }
 
 int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
-	     struct cg_counter *ctr)
+	     struct cg_counter *ctr, struct ebpf_resume *walk)
 {
 	unsigned int stack[64], depth = 0, e = ir->hook_entry[nfhook], steps = 0;
 	bool hotdrop = false;
@@ -143,6 +145,16 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 	while (e < ir->nrules && steps++ < 1000000) {
 		const struct ir_rule *r = &ir->rules[e];
 		bool ok = ip_match(&r->ip, p);
+
+		if (walk && r->kernel && ok) {	/* the module's from here */
+			if (depth > EBPF_RESUME_MAX_DEPTH)
+				return -1;
+			walk->entry = r->off;
+			walk->depth = depth;
+			for (unsigned int k = 0; k < depth; k++)
+				walk->stack[k] = ir->rules[stack[k]].off;
+			return 2;
+		}
 
 		for (unsigned int k = 0; ok && k < r->nmatch; k++)
 			ok = match(&r->m[k], p, &hotdrop);

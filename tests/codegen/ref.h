@@ -26,10 +26,15 @@ struct ref_pkt {
 
 /*
  * Evaluate @ir at netfilter hook @nfhook (NF_INET_*) for @p; add to
- * @ctr[nrules] as ip_tables counts.  1 ACCEPT, 0 DROP.
+ * @ctr[nrules] as ip_tables counts.  1 ACCEPT, 0 DROP.  With @walk (kmod):
+ * a kernel rule (->kernel) whose ipt_ip part matches stops the evaluation,
+ * uncounted: 2 (EBPF_PROG_WALK), *@walk says where the module's walk goes
+ * on (the rule's offset, the offsets of the jumps taken, outermost first);
+ * -1 if the jump stack is deeper than a record holds.
  */
+struct ebpf_resume;
 int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
-	     struct cg_counter *ctr);
+	     struct cg_counter *ctr, struct ebpf_resume *walk);
 
 /* @p's IP packet (@ip, @n bytes from the IP header) as ip_tables sees it */
 void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n);

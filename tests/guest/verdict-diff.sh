@@ -101,6 +101,12 @@ run_backend() {	# BACKEND
 				break
 			fi
 			echo "loaded" >"$out/$name.$b.status"
+			# kmod compiles every hook, those with LOG/REJECT/...
+			# rules too (the program stops there, the module walks
+			# on): what it left to a whole walk, and programs the
+			# module found returning nonsense
+			dmesg_since_mark | grep -E 'not compiled|a program returned' \
+				>"$out/$name.$b.walked"
 			pf=$probes
 			[ $tc_kernel = 1 ] && [ "$name" != 12-fragments ] && pf=$out/probes-nofrag.txt
 			# 1.5 s: fragment queues time out (1 s, topology.sh)
@@ -143,6 +149,11 @@ cp -r "$out" /run/run-guest/ 2>/dev/null
 reset_one
 if lsmod | grep -q '^ebpfilter '; then
 	modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+fi
+if [ "$mech" = kmod ]; then
+	for f in "$out"/*.ebpfilter.walked; do
+		[ -s "$f" ] && fail "$(basename "$f" .ebpfilter.walked): $(head -n 3 "$f")"
+	done
 fi
 python3 tests/verdict/compare.py "$out" "${mech:-unknown}" "${sets[@]}" && exit 0
 [ -s "$out/stalled" ] && timing_fail "the comparison failed after runs that stalled three times: $(tr '\n' ',' <"$out/stalled")"

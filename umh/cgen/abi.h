@@ -52,7 +52,7 @@
  *       whose transport header is missing: ip_tables drops it at once)
  *   r9  in a classified run: the smallest map value found so far
  *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key.
- *   Return value: CG_V_DROP, CG_V_ACCEPT or CG_V_RETURN.
+ *   Return value: CG_V_DROP, CG_V_ACCEPT, CG_V_RETURN or (KMOD) CG_V_WALK.
  *
  * No dead code: the verifier removes every instruction range it never
  * visits (and every branch it proves constant, turned into "ja 0") with one
@@ -83,6 +83,18 @@
  * rule index found wins (tuple-space search; classify.c explains why this
  * is ip_tables' first match, hotdrop included); see runs_classified.c.
  * They are tried before set-like runs.
+ *
+ * Kernel rules (KMOD only; ir.h's ->kernel: a match or target no emitter
+ * serves): the rule's ipt_ip part is tested as any rule's; if it matches,
+ * F writes the rule's blob offset into the resume record in pi
+ * (PI_RESUME, depth 0) and returns CG_V_WALK, uncounted.  Every jump site
+ * that gets CG_V_WALK back pushes its own rule's offset (the record's
+ * stack shifted up one, the new one at stack[0], so the outermost jump,
+ * pushed last, ends up first, as the module wants it; constant stack
+ * offsets only) and returns CG_V_WALK; gotos and fall-throughs pass it on
+ * unchanged (ipt_do_table() pushes only on jumps).  main copies the
+ * record into the resume map and returns EBPF_PROG_WALK: the module walks
+ * from there with the kernel's extensions.
  * ======================================================================
  */
 #ifndef UMH_CGEN_ABI_H
@@ -123,6 +135,12 @@ enum {
 	 * prologue's scratch space (FP_TMP2 .. FP_BUF), dead by then; the
 	 * stack is tight: main + 7 frames must fit in 512 bytes */
 	PI_KEY = 224,
+	/* KMOD: once a rule function returns CG_V_WALK no rule is evaluated
+	 * any more, so the same bytes hold the resume record being built
+	 * (struct ebpf_resume, 40 bytes) while the calls unwind, and 4 more
+	 * the key main looks the resume map up with */
+	PI_RESUME = 224,
+	PI_RESUME_KEY = 264,
 };
 
 /* main's stack */

@@ -133,7 +133,8 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 
 	memset(g, 0, sizeof(*g));
 	g->map = -1;
-	if (r->always || (r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP))
+	if (r->always || r->kernel ||
+	    (r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP))
 		return false;
 	if (ip->invflags || (ip->flags & IPT_F_FRAG))
 		return false;

@@ -83,6 +83,10 @@ enum cg_map_source {
 	CG_MAP_IFINFO,		/* TC: hash ifindex -> struct cg_ifinfo */
 	CG_MAP_GEN,		/* array[1]: u32, bit 0 the generation in force */
 	CG_MAP_PROGS,		/* prog array: [gen * CG_NHOOKS + hook] */
+	/* KMOD: per-CPU array[1] of struct ebpf_resume (ebpfilter/ctl.h),
+	 * where a program that stops at a kernel rule says where the
+	 * module's walk goes on; given at install with EBPF_INSTALL_F_RESUME */
+	CG_MAP_RESUME,
 };
 
 /*
@@ -118,6 +122,7 @@ struct cg_prog {
 /* Descriptions of the shared maps (what the loader must supply). */
 #define CG_IFINFO_MAX	4096	/* interfaces the TC ifinfo map holds */
 #define CG_PROGS_MAX	(2 * CG_NHOOKS)	/* two generations of table programs */
+#define CG_RESUME_SIZE	40	/* sizeof(struct ebpf_resume), ebpfilter/ctl.h */
 
 /*
  * What differs between the mechanisms, for code generation and loading
@@ -131,6 +136,10 @@ struct cg_flavor_ops {
 	enum bpf_attach_type expected_attach_type;	/* 0: none needed */
 	/* the program's return values for the internal verdicts */
 	int ret_accept, ret_drop;
+	/* the return value that hands the packet to the kernel's walk (the
+	 * resume map says from where); 0: the mechanism has no walk, a hook
+	 * that reaches a rule without an emitter is refused */
+	int ret_walk;
 	/* Some packets are not the filter's (not IPv4 at tc): the prologue
 	 * and the dispatcher let them through with ret_accept. */
 	bool passes;
@@ -172,5 +181,8 @@ void cg_prog_free(struct cg_prog *p);
 #define CG_V_DROP	0
 #define CG_V_ACCEPT	1
 #define CG_V_RETURN	2
+/* KMOD: a rule only the kernel can evaluate was reached; pi's resume
+ * record (PI_RESUME, abi.h) says which and through which jumps */
+#define CG_V_WALK	3
 
 #endif

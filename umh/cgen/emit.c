@@ -108,6 +108,11 @@ int cg_shared_map(struct cg *c, enum cg_map_source source)
 		m.value_size = sizeof(__u32);
 		m.max_entries = CG_PROGS_MAX;
 		break;
+	case CG_MAP_RESUME:	/* struct ebpf_resume */
+		m.name = "ebpf_resume";
+		m.type = BPF_MAP_TYPE_PERCPU_ARRAY;
+		m.value_size = CG_RESUME_SIZE;
+		break;
 	default:
 		p->failed = true;
 		return -1;

@@ -47,6 +47,13 @@ struct cg {
 	unsigned int cls_checked;	/* rules below: no classified run */
 	struct cg_needs needs;		/* of the hook being compiled */
 	enum cg_set_field skip;		/* of the rule being emitted */
+	/* KMOD: the hook reaches a kernel rule (abi.h, "Kernel rules"); the
+	 * current function's shared tails (labels, -1 until used): r2 = a
+	 * kernel rule's offset -> start the record; r2 = a jump rule's
+	 * offset -> push it */
+	bool walks;
+	int walk_lab, push_lab;
+	long tail_first;	/* first jump to them, -1: none */
 	char *err;
 	size_t err_len;
 	int rc;
@@ -87,6 +94,11 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r);
 bool verdict_terminal(enum ir_verdict v);
 /* true if the rule ends the function (an unconditional exit) */
 bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r);
+/* the tails emit_rule() jumped to in the current function, if any */
+void emit_walk_tails(struct cg *c);
+/* the same in the middle of a function (jumped over) once the first jump
+ * to them is getting out of a jump's 16-bit reach */
+void emit_walk_tails_near(struct cg *c);
 
 /* runs_set.c, runs_classified.c: runs of rules as map lookups */
 unsigned int cg_set_run(const struct ir_table *ir, unsigned int i,

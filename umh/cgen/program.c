@@ -111,7 +111,7 @@ out:
 	free(q);
 }
 
-static void emit_function(struct cg *c, unsigned int start)
+static void emit_function_body(struct cg *c, unsigned int start)
 {
 	const struct ir_table *ir = c->ir;
 	unsigned int i;
@@ -123,6 +123,7 @@ static void emit_function(struct cg *c, unsigned int start)
 		enum cg_set_field f = SF_NONE;
 		unsigned int len;
 
+		emit_walk_tails_near(c);
 		if (i != start && r->func_start) {
 			cg_call_func(c, start, i);	/* fall into the next one */
 			EM(c, BPF_EXIT_INSN());
@@ -142,11 +143,12 @@ static void emit_function(struct cg *c, unsigned int start)
 			 * would cost O(n^2) */
 			c->cls_checked = i + (len ? len : 1);
 		}
-		if (!r->always && (r->verdict == IRV_ACCEPT ||
-				   r->verdict == IRV_DROP ||
-				   r->verdict == IRV_RETURN ||
-				   r->verdict == IRV_JUMP ||
-				   r->verdict == IRV_GOTO)) {
+		/* a run's jump rules share one site: it could not push the
+		 * offset of the one that matched (abi.h, "Kernel rules") */
+		if (!r->always && !r->kernel &&
+		    (r->verdict == IRV_ACCEPT || r->verdict == IRV_DROP ||
+		     r->verdict == IRV_RETURN || r->verdict == IRV_GOTO ||
+		     (r->verdict == IRV_JUMP && !c->walks))) {
 			len = cg_set_run(ir, i, &f);
 			if (len >= CG_SET_MIN) {
 				emit_set_run(c, start, i, len, f);
@@ -159,6 +161,37 @@ static void emit_function(struct cg *c, unsigned int start)
 	}
 	/* fell off the end of the blob: cannot happen in a validated table */
 	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+	EM(c, BPF_EXIT_INSN());
+}
+
+static void emit_function(struct cg *c, unsigned int start)
+{
+	c->walk_lab = c->push_lab = -1;
+	c->tail_first = -1;
+	emit_function_body(c, start);
+	emit_walk_tails(c);	/* after its last exit */
+}
+
+/*
+ * main's end for a packet a function handed to the kernel (CG_V_WALK):
+ * the record from pi into this CPU's resume map value, EBPF_PROG_WALK.
+ * A lookup that fails (it cannot: key 0 of an array) drops.
+ */
+static void emit_main_walk(struct cg *c, int drop_exit)
+{
+	int map = cg_shared_map(c, CG_MAP_RESUME), i;
+
+	EM(c, BPF_ST_MEM(BPF_W, FP, PI_BASE + PI_RESUME_KEY, 0));
+	emit_ld_map(c, R1, map);
+	EM(c, BPF_MOV64_REG(R2, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_BASE + PI_RESUME_KEY));
+	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	cg_jmp_imm(c, BPF_JEQ, R0, 0, drop_exit);
+	for (i = 0; i < CG_RESUME_SIZE; i += 8) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R1, FP, PI_BASE + PI_RESUME + i));
+		EM(c, BPF_STX_MEM(BPF_DW, R0, R1, i));
+	}
+	EM(c, BPF_MOV64_IMM(R0, c->fl->ret_walk));
 	EM(c, BPF_EXIT_INSN());
 }
 
@@ -196,7 +229,7 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	unsigned int h = nfhook[o->hook], entry, under;
 	struct cg c = { .p = out, .ir = ir, .o = o, .fl = cg_flavor(o->mech),
 			.err = err, .err_len = err_len };
-	int drop_exit, pass_exit, ret_label, r;
+	int drop_exit, pass_exit, ret_label, walk_label = -1, r;
 	int *memo = NULL;
 	long opaque_at = -1, opaque_end = -1;
 
@@ -206,10 +239,13 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		return -EINVAL;
 	}
 	if (ir_kernel_hooks(ir) & (1u << h)) {
-		snprintf(err, err_len,
-			 "hook %u reaches a rule without an emitter: the kernel walks it",
-			 h);
-		return -EOPNOTSUPP;
+		if (!c.fl->ret_walk) {
+			snprintf(err, err_len,
+				 "hook %u reaches a rule without an emitter: the kernel walks it",
+				 h);
+			return -EOPNOTSUPP;
+		}
+		c.walks = true;	/* stop there, the kernel walks on */
 	}
 	if (ir->uses_tcpopt) {
 		snprintf(err, err_len, "tcp --tcp-option is not enforced");
@@ -257,6 +293,9 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		EM(&c, BPF_CALL_HELPER(BPF_FUNC_probe_read_kernel));
 		opaque_end = (long)c.p->n;
 	}
+	if (c.walks)	/* the record's stack is shifted before it is full */
+		for (int i = 0; i < CG_RESUME_SIZE; i += 8)
+			EM(&c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + PI_RESUME + i, 0));
 	EM(&c, BPF_MOV64_IMM(R6, 0));
 	EM(&c, BPF_MOV64_IMM(R7, 0));
 	EM(&c, BPF_MOV64_IMM(R8, 0));
@@ -281,6 +320,10 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	EM(&c, BPF_CALL_REL(0));
 	opaque_r0(&c, FP, PI_BASE + PI_ZERO);
 	cg_place(&c, ret_label);
+	if (c.walks) {
+		walk_label = cg_label(&c);
+		cg_jmp_imm(&c, BPF_JEQ, R0, CG_V_WALK, walk_label);
+	}
 	/* the internal verdict to the flavor's; a packet the prologue lets
 	 * pass (pass_exit) gets its ACCEPT */
 	EM(&c, BPF_JMP_IMM(BPF_JEQ, R0, CG_V_ACCEPT, 2));
@@ -293,6 +336,10 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		cg_place(&c, pass_exit);
 	EM(&c, BPF_MOV64_IMM(R0, c.fl->ret_accept));
 	EM(&c, BPF_EXIT_INSN());
+	if (c.walks) {
+		cg_place(&c, walk_label);
+		emit_main_walk(&c, drop_exit);
+	}
 
 	while (c.qhead < c.nqueue && !c.rc)
 		emit_function(&c, c.queue[c.qhead++]);

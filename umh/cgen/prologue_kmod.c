@@ -68,6 +68,7 @@ const struct cg_flavor_ops cg_flavor_kmod = {
 	.prog_type = BPF_PROG_TYPE_SCHED_CLS,
 	.ret_accept = EBPF_PROG_ACCEPT,
 	.ret_drop = EBPF_PROG_DROP,
+	.ret_walk = EBPF_PROG_WALK,
 	.has_ct = has_ct_kmod,
 	.prologue = prologue_kmod,
 	/* no dispatcher: codegen_dispatcher() refuses CG_KMOD */

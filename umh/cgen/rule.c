@@ -9,8 +9,18 @@
 #include <string.h>
 #include <linux/if.h>
 
+#include <ebpfilter/ctl.h>
+
 #include "cgen/emit.h"
 #include "ext/ext.h"
+
+_Static_assert(sizeof(struct ebpf_resume) == CG_RESUME_SIZE &&
+	       offsetof(struct ebpf_resume, entry) == 0 &&
+	       offsetof(struct ebpf_resume, depth) == 4 &&
+	       offsetof(struct ebpf_resume, stack) == 8 &&
+	       PI_RESUME + CG_RESUME_SIZE <= PI_RESUME_KEY &&
+	       PI_RESUME_KEY + 4 <= PI_KEY + 48,
+	       "the resume record in pi is the map's value");
 
 static void emit_iface(struct cg *c, int slot, const char *name,
 		       const unsigned char *mask, bool inv)
@@ -48,12 +58,11 @@ static void emit_addr(struct cg *c, int slot, __u32 addr, __u32 mask,
 	acc_mismatch(c, R2, inv);
 }
 
-/* Emit the conditions of @r into r7 (and r8); @skip is left out. */
-void emit_conditions(struct cg *c, const struct ir_rule *r,
-		     enum cg_set_field skip)
+/* ip_packet_match()'s part of @r (no hotdrop) into r7 */
+static void emit_ip_conditions(struct cg *c, const struct ir_rule *r,
+			       enum cg_set_field skip)
 {
 	const struct ipt_ip *ip = &r->ip;
-	unsigned int i;
 
 	if (skip != SF_SRC)
 		emit_addr(c, PI_SADDR, ip->src.s_addr, ip->smsk.s_addr,
@@ -79,7 +88,15 @@ void emit_conditions(struct cg *c, const struct ir_rule *r,
 	} else if (ip->invflags & IPT_INV_FRAG) {
 		acc_never(c);	/* never matches */
 	}
+}
 
+/* Emit the conditions of @r into r7 (and r8); @skip is left out. */
+void emit_conditions(struct cg *c, const struct ir_rule *r,
+		     enum cg_set_field skip)
+{
+	unsigned int i;
+
+	emit_ip_conditions(c, r, skip);
 	c->skip = skip;
 	for (i = 0; i < r->nmatch; i++)
 		ext_of_kind(r->m[i].kind)->emit(c, &r->m[i]);
@@ -150,6 +167,21 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 		 * a chain that (as far as the verifier sees) always or never
 		 * returns RETURN would leave dead code here, per rule. */
 		opaque_r0(c, R6, PI_ZERO);
+		if (c->walks) {	/* CG_V_WALK: push this jump, pass it up */
+			int cont = cg_label(c);
+
+			if (c->push_lab < 0)
+				c->push_lab = cg_label(c);
+			if (c->tail_first < 0)
+				c->tail_first = (long)c->p->n;
+			cg_jmp_imm(c, BPF_JEQ, R0, CG_V_RETURN, cont);
+			EM(c, BPF_JMP_IMM(BPF_JNE, R0, CG_V_WALK, 2));
+			EM(c, BPF_MOV64_IMM(R2, (int)r->off));
+			cg_jmp_a(c, c->push_lab);
+			EM(c, BPF_EXIT_INSN());
+			cg_place(c, cont);
+			break;
+		}
 		EM(c, BPF_JMP_IMM(BPF_JEQ, R0, CG_V_RETURN, 1));
 		EM(c, BPF_EXIT_INSN());
 		break;
@@ -159,7 +191,7 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 		break;
 	case IRV_CONTINUE:
 		break;
-	case IRV_KERNEL:	/* never compiled (codegen_hook() refuses) */
+	case IRV_KERNEL:	/* a ->kernel rule: emit_kernel_rule()'s */
 		cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs its target",
 			r->idx);
 		break;
@@ -193,9 +225,89 @@ void emit_rule_test(struct cg *c, const struct ir_rule *r,
 	cg_jmp_imm(c, BPF_JNE, R7, 0, next);
 }
 
+/*
+ * A kernel rule (abi.h, "Kernel rules"): only its ipt_ip part, which every
+ * rule has and the module tests again; a match hands the packet over.
+ * True if that part is no condition at all (the function ends here).
+ */
+static bool emit_kernel_rule(struct cg *c, const struct ir_rule *r)
+{
+	size_t at = c->p->n;
+	int next = -1;
+
+	if (c->walk_lab < 0)
+		c->walk_lab = cg_label(c);
+	if (c->tail_first < 0)
+		c->tail_first = (long)at;
+	EM(c, BPF_MOV64_IMM(R7, 0));
+	emit_ip_conditions(c, r, SF_NONE);
+	if (c->p->n == at + 1) {
+		/* no condition: a test of a constant would be dead code */
+		c->p->n = at;
+	} else {
+		next = cg_label(c);
+		cg_jmp_imm(c, BPF_JNE, R7, 0, next);
+	}
+	EM(c, BPF_MOV64_IMM(R2, (int)r->off));
+	cg_jmp_a(c, c->walk_lab);
+	if (next < 0)
+		return true;
+	cg_place(c, next);
+	return false;
+}
+
+/* The current function's tails: r2 = the offset (kernel rule, jump). */
+void emit_walk_tails(struct cg *c)
+{
+	int i;
+
+	if (c->walk_lab >= 0) {	/* a new record: this entry, no jumps */
+		cg_place(c, c->walk_lab);
+		EM(c, BPF_STX_MEM(BPF_W, R6, R2, PI_RESUME));
+		EM(c, BPF_ST_MEM(BPF_W, R6, PI_RESUME + 4, 0));
+		EM(c, BPF_MOV64_IMM(R0, CG_V_WALK));
+		EM(c, BPF_EXIT_INSN());
+	}
+	if (c->push_lab >= 0) {	/* stack[1..] = stack[0..]; stack[0] = r2 */
+		cg_place(c, c->push_lab);
+		for (i = EBPF_RESUME_MAX_DEPTH - 2; i >= 0; i--) {
+			EM(c, BPF_LDX_MEM(BPF_W, R3, R6, PI_RESUME + 8 + 4 * i));
+			EM(c, BPF_STX_MEM(BPF_W, R6, R3,
+					  PI_RESUME + 8 + 4 * (i + 1)));
+		}
+		EM(c, BPF_STX_MEM(BPF_W, R6, R2, PI_RESUME + 8));
+		EM(c, BPF_LDX_MEM(BPF_W, R3, R6, PI_RESUME + 4));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R3, 1));
+		EM(c, BPF_STX_MEM(BPF_W, R6, R3, PI_RESUME + 4));
+		EM(c, BPF_MOV64_IMM(R0, CG_V_WALK));
+		EM(c, BPF_EXIT_INSN());
+	}
+	c->walk_lab = c->push_lab = -1;
+	c->tail_first = -1;
+}
+
+/* far below a 16-bit jump's 32767: a rule or a run between two checks
+ * is much shorter than the rest */
+#define CG_TAIL_SPAN	16384
+
+void emit_walk_tails_near(struct cg *c)
+{
+	int over;
+
+	if (c->tail_first < 0 || (long)c->p->n - c->tail_first < CG_TAIL_SPAN)
+		return;
+	over = cg_label(c);
+	cg_jmp_a(c, over);
+	emit_walk_tails(c);
+	cg_place(c, over);
+}
+
 bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r)
 {
 	int next = -1;
+
+	if (r->kernel && c->walks)
+		return emit_kernel_rule(c, r);
 
 	if (!r->always) {
 		next = cg_label(c);

@@ -57,7 +57,9 @@ static bool same_but(const struct ir_rule *a, const struct ir_rule *b,
 	const struct ir_match *ma, *mb;
 	struct ir_match mx, my;
 
-	if (a->verdict != b->verdict || a->nmatch != b->nmatch ||
+	/* a kernel rule's matches are not all in ->m */
+	if (a->kernel || b->kernel ||
+	    a->verdict != b->verdict || a->nmatch != b->nmatch ||
 	    ((a->verdict == IRV_JUMP || a->verdict == IRV_GOTO) &&
 	     a->target != b->target) || b->func_start)
 		return false;

@@ -102,8 +102,8 @@ struct ir_rule {
 	bool func_start;	/* evaluation may begin here */
 	bool always;		/* no condition at all: always matches */
 	/* a match or target without an emitter (ir_build_ext() with
-	 * IR_KERNEL_WALKS): no program can evaluate it, the kernel walks
-	 * every hook that reaches it (ir_kernel_hooks()) */
+	 * IR_KERNEL_WALKS): no program can evaluate it; a KMOD program stops
+	 * there and the kernel walks on (cgen/abi.h, "Kernel rules") */
 	bool kernel;
 };
 
@@ -143,7 +143,9 @@ void ir_free(struct ir_table *ir);
  * The hooks (1 << NF_INET_*) whose evaluation can reach a ->kernel rule,
  * following the table as ipt_do_table() can: from the hook's entry and
  * underflow, on through the entries, into jump and goto targets, until an
- * unconditional ACCEPT/DROP/RETURN/goto.  A program cannot decide them.
+ * unconditional ACCEPT/DROP/RETURN/goto.  A program cannot decide all
+ * their packets: only a mechanism whose kernel side walks on from a rule
+ * compiles them (CG_KMOD).
  */
 unsigned int ir_kernel_hooks(const struct ir_table *ir);
 

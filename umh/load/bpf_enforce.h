@@ -38,6 +38,7 @@ bool enf_mech_available(const struct enf_mech_ops *m);
 /* The shared objects a generated program may reference (-1: none). */
 struct enf_maps {
 	int counters, ifinfo, gen, progs;
+	int resume;	/* kmod: CG_MAP_RESUME */
 };
 
 /* A program's instructions with its map references resolved to fds, its
@@ -65,6 +66,15 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p,
 int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
 		  int *fd, char *err, size_t err_len);
+/* The same with the resume map a kmod program that stops at a kernel rule
+ * writes (@resume_fd; -1: none, such a hook is refused). */
+int enf_load_hook_resume(const struct ir_table *ir,
+			 const struct enf_kernel *ek, enum cg_hook hook,
+			 int counters_fd, int ifinfo_fd, int resume_fd,
+			 int *fd, char *err, size_t err_len);
+/* kmod's resume map (CG_MAP_RESUME: a per-CPU array of one struct
+ * ebpf_resume), or -errno. */
+int enf_resume_create(void);
 
 /* A zeroed per-CPU counters map for @n entries, or -errno. */
 int enf_counters_create(unsigned int n);

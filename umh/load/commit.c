@@ -121,7 +121,7 @@ static int create_base(char *err, size_t len)
 	for (i = 0; i < CG_NHOOKS; i++) {
 		const struct enf_maps shared = {
 			.counters = -1, .ifinfo = o->ifinfo_fd,
-			.gen = o->gen_fd, .progs = o->progs_fd,
+			.gen = o->gen_fd, .progs = o->progs_fd, .resume = -1,
 		};
 		struct cg_prog p;
 
@@ -306,10 +306,13 @@ static void committed(const struct ir_table *ir, int ctr)
 
 /*
  * A mechanism whose kernel side takes whole rule sets (kmod): a program
- * for each hook whose rules all have emitters, -1 for the others (the
- * kernel walks them), handed over with the table and a new counters map
- * in one call; its errno is the commit's.  Conntrack needs no handshake:
- * the module's check of a state/conntrack match takes the reference.
+ * for each hook, handed over with the table, a new counters map and the
+ * resume map in one call; its errno is the commit's.  A hook that reaches
+ * a rule without an emitter is compiled too: its program stops there and
+ * the module walks on (cgen/abi.h, "Kernel rules"); -1 (the module walks
+ * the whole hook) only where the code generator or the verifier refuses.
+ * Conntrack needs no handshake: the module's check of a state/conntrack
+ * match takes the reference.
  */
 static int commit_install(const struct ipt_table_view *t, char *err,
 			  size_t err_len)
@@ -319,7 +322,7 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 	int fds[CG_NHOOKS] = { -1, -1, -1 };
 	struct ir_table ir;
 	unsigned int h, walked;
-	int ctr, r;
+	int ctr, resume = -1, r;
 
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
 	if (r)
@@ -331,15 +334,21 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		snprintf(err, err_len, "counters map: %s", strerror(-r));
 		goto out;
 	}
+	/* per commit, as the counters: the module holds what it runs */
+	if (walked) {
+		resume = enf_resume_create();
+		if (resume < 0)	/* those hooks are walked whole */
+			log_warn("enforcement: resume map: %s\n",
+				 strerror(-resume));
+	}
 	for (h = 0; h < CG_NHOOKS; h++) {
-		if (walked & (1u << nfhook[h]))
-			continue;
 		/* a hook the code generator or the verifier refuses (chains
-		 * nested deeper than BPF calls go, limits) is walked too:
-		 * the walk is ip_tables' own, so the table is never refused
-		 * for what a program cannot do */
-		if (enf_load_hook(&ir, &S.ek, (enum cg_hook)h, ctr,
-				  S.o.ifinfo_fd, &fds[h], err, err_len))
+		 * nested deeper than BPF calls go, limits) is walked: the
+		 * walk is ip_tables' own, so the table is never refused for
+		 * what a program cannot do */
+		if (enf_load_hook_resume(&ir, &S.ek, (enum cg_hook)h, ctr,
+					 S.o.ifinfo_fd, resume, &fds[h], err,
+					 err_len))
 			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
 				 nfhook[h], err);
 	}
@@ -349,10 +358,11 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		S.attached = !r;
 	}
 	if (!r)
-		r = S.ek.ops->install(t, fds, ctr, err, err_len);
+		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
 	/* the module holds what it runs */
 	for (h = 0; h < CG_NHOOKS; h++)
 		xclose(&fds[h]);
+	xclose(&resume);
 	if (r) {
 		close(ctr);
 		goto out;

@@ -46,7 +46,8 @@
  * @detach:      take the dispatchers away (unload); the caller closes @o
  * @install:     a mechanism without dispatchers (kmod): hand the kernel
  *               the validated table @t with a program per hook (-1: the
- *               kernel walks the hook's rules) and the counters map; the
+ *               kernel walks the hook's rules), the counters map and the
+ *               map programs leave their resume records in (-1: none); the
  *               kernel checks every extension and makes it all live at
  *               once.  0 (@t's entries rewritten as GET_ENTRIES shows
  *               them), or the kernel's -errno with @err and nothing
@@ -67,7 +68,7 @@ struct enf_mech_ops {
 	void (*detach)(struct vault_objs *o);
 	int (*install)(const struct ipt_table_view *t,
 		       const int prog_fd[CG_NHOOKS], int counters_fd,
-		       char *err, size_t len);
+		       int resume_fd, char *err, size_t len);
 };
 
 extern const struct enf_mech_ops enf_mech_netfilter;	/* mech_netfilter.c */

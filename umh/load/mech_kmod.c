@@ -3,9 +3,11 @@
  * The kmod mechanism: ebpfilter.ko registers the filter table's netfilter
  * hooks itself (LOCAL_IN, FORWARD, LOCAL_OUT at NF_IP_PRI_FILTER) and runs,
  * per hook, the SCHED_CLS program the helper gave it (cgen's CG_KMOD
- * flavor), or walks the hook's rules itself as ipt_do_table() does, with
- * the kernel's own extensions, where the helper gave none (a rule without
- * an emitter: ir_kernel_hooks()).  Everything goes through one ioctl on the
+ * flavor), which stops at a rule without an emitter (ir_kernel_hooks())
+ * and hands the packet to the module's walk from there (EBPF_PROG_WALK,
+ * the resume map), or walks the hook's rules itself as ipt_do_table()
+ * does, with the kernel's own extensions, where the helper gave no
+ * program (the code generator or the verifier refused the hook).  Everything goes through one ioctl on the
  * control file the module installs at EBPF_CTL_FD (include/ebpfilter/
  * ctl.h): EBPF_IOC_INSTALL makes a whole rule set live at once, so there
  * is no dispatcher, program array or generation here.  The module checks
@@ -81,7 +83,7 @@ static void kmod_detach(struct vault_objs *o)
 
 static int kmod_install(const struct ipt_table_view *t,
 			const int prog_fd[CG_NHOOKS], int counters_fd,
-			char *err, size_t len)
+			int resume_fd, char *err, size_t len)
 {
 	struct ebpf_ctl_install in;
 	unsigned int h;
@@ -103,6 +105,11 @@ static int kmod_install(const struct ipt_table_view *t,
 	for (h = 0; h < EBPF_CTL_NHOOKS; h++)
 		in.prog_fd[h] = prog_fd[h];
 	in.counters_fd = counters_fd;
+	in.resume_fd = -1;
+	if (resume_fd >= 0) {	/* programs may stop at a kernel rule */
+		in.flags |= EBPF_INSTALL_F_RESUME;
+		in.resume_fd = resume_fd;
+	}
 	if (ioctl(EBPF_CTL_FD, EBPF_IOC_INSTALL, &in)) {
 		int e = -errno;
 

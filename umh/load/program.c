@@ -106,6 +106,8 @@ static int shared_fd(const struct cg_map *m, const struct enf_maps *shared)
 		return shared->gen;
 	case CG_MAP_PROGS:
 		return shared->progs;
+	case CG_MAP_RESUME:
+		return shared->resume;
 	default:
 		return -1;
 	}
@@ -254,6 +256,15 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
 		  int *fd, char *err, size_t err_len)
 {
+	return enf_load_hook_resume(ir, ek, hook, counters_fd, ifinfo_fd, -1,
+				    fd, err, err_len);
+}
+
+int enf_load_hook_resume(const struct ir_table *ir,
+			 const struct enf_kernel *ek, enum cg_hook hook,
+			 int counters_fd, int ifinfo_fd, int resume_fd,
+			 int *fd, char *err, size_t err_len)
+{
 	static const char *const names[] = { "ebpf_input", "ebpf_forward",
 					     "ebpf_output" };
 	struct cg_opts o = {
@@ -263,7 +274,7 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 	};
 	struct enf_maps shared = { .counters = counters_fd,
 				   .ifinfo = ifinfo_fd, .gen = -1,
-				   .progs = -1 };
+				   .progs = -1, .resume = resume_fd };
 	struct cg_prog p;
 	int r;
 
@@ -280,6 +291,14 @@ int enf_counters_create(unsigned int n)
 	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_ctr", 4,
 				(n ? n : 1) * sizeof(struct cg_counter), 1, &o);
+
+	return fd < 0 ? -errno : fd;
+}
+
+int enf_resume_create(void)
+{
+	int fd = bpf_map_create(BPF_MAP_TYPE_PERCPU_ARRAY, "ebpf_resume", 4,
+				CG_RESUME_SIZE, 1, NULL);
 
 	return fd < 0 ? -errno : fd;
 }
