@@ -467,6 +467,17 @@ static void m_num_counters_stale(struct buf *q) { REPL(q)->num_counters += 1; }
 static void m_counters_bad_pointer(struct buf *q) { REPL(q)->counters = BAD_COUNTERS_PTR; }
 
 /* Replace the whole request with a one-rule table: @ip, one match. */
+/* The table of one INPUT rule @t began: policies, tail, the request. */
+static void one_entry_table(struct tb *t, struct buf *q)
+{
+	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(t);
+	tb_replace(t, q, "filter", FILTER_HOOKS, cur_entries());
+	tb_free(t);
+}
+
 static void one_rule(struct buf *q, const struct ipt_ip *ip, const char *name,
 		     uint8_t rev, const void *data, unsigned int len)
 {
@@ -477,12 +488,7 @@ static void one_rule(struct buf *q, const struct ipt_ip *ip, const char *name,
 	tb_begin(&t, ip);
 	tb_match(&t, name, rev, data, len);
 	tb_std(&t, V_ACCEPT);
-	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
-	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_finish(&t);
-	tb_replace(&t, q, "filter", FILTER_HOOKS, cur_entries());
-	tb_free(&t);
+	one_entry_table(&t, q);
 }
 
 static const struct ipt_ip ip_any;
@@ -574,21 +580,16 @@ static void x_any_conntrack(struct buf *q)
  * both backends): bad sizes and values each extension refuses.
  */
 static void one_target(struct buf *q, const struct ipt_ip *ip,
-		       unsigned int hook, const char *name, uint8_t rev,
-		       const void *data, unsigned int len)
+		       const char *name, uint8_t rev, const void *data,
+		       unsigned int len)
 {
 	struct tb t;
 
 	tb_init(&t);
-	tb_hook(&t, hook);
+	tb_hook(&t, NF_INET_LOCAL_IN);
 	tb_begin(&t, ip);
 	tb_target(&t, name, rev, data, len);
-	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
-	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_finish(&t);
-	tb_replace(&t, q, "filter", FILTER_HOOKS, cur_entries());
-	tb_free(&t);
+	one_entry_table(&t, q);
 }
 static void k_limit_size(struct buf *q)
 {
@@ -623,40 +624,40 @@ static void k_reject_bad_with(struct buf *q)
 {
 	struct ipt_reject_info r = { .with = 99 };
 
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "REJECT", 0, &r, sizeof(r));
+	one_target(q, &ip_any, "REJECT", 0, &r, sizeof(r));
 }
 static void k_reject_reset_udp(struct buf *q)
 {
 	struct ipt_reject_info r = { .with = IPT_TCP_RESET };
 
-	one_target(q, &ip_udp, NF_INET_LOCAL_IN, "REJECT", 0, &r, sizeof(r));
+	one_target(q, &ip_udp, "REJECT", 0, &r, sizeof(r));
 }
 static void k_reject_size(struct buf *q)
 {
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "REJECT", 0, zeros, 8);
+	one_target(q, &ip_any, "REJECT", 0, zeros, 8);
 }
 static void k_log_level8(struct buf *q)
 {
 	struct xt_log_info l = { .level = 8, .prefix = "x" };
 
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+	one_target(q, &ip_any, "LOG", 0, &l, sizeof(l));
 }
 static void k_log_prefix_unterminated(struct buf *q)
 {
 	struct xt_log_info l = { .level = 4 };
 
 	memset(l.prefix, 'p', sizeof(l.prefix));
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+	one_target(q, &ip_any, "LOG", 0, &l, sizeof(l));
 }
 static void k_log_ok(struct buf *q)
 {
 	struct xt_log_info l = { .level = 4, .prefix = "badblob " };
 
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "LOG", 0, &l, sizeof(l));
+	one_target(q, &ip_any, "LOG", 0, &l, sizeof(l));
 }
 static void k_mark_rev9(struct buf *q)
 {
-	one_target(q, &ip_any, NF_INET_LOCAL_IN, "MARK", 9, zeros, 8);
+	one_target(q, &ip_any, "MARK", 9, zeros, 8);
 }
 
 static const struct {
