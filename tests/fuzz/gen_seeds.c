@@ -91,10 +91,6 @@ static void seed_small_requests(void)
 	buf_free(&p);
 }
 
-static const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
-static const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
-static const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
-
 int main(int argc, char **argv)
 {
 	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };

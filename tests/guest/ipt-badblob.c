@@ -194,11 +194,7 @@ static void report(const char *name, int err)
 
 /* ---- tables ---- */
 
-static const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
-static const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
-static const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
-
-/* Offsets in the ABI notes' table. */
+/* Offsets in the ABI notes' table (tb_notes(), tests/lib). */
 #define E_TCP	0
 #define E_IN	200
 #define E_FWD	352
@@ -208,29 +204,6 @@ static const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
 #define E_RET	984
 #define E_TAIL	1136
 #define E_ERR	1288
-
-static void tb_notes(struct tb *t)
-{
-	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
-			      .smsk.s_addr = htonl(0xff000000) };
-
-	tb_init(t);
-	tb_hook(t, NF_INET_LOCAL_IN);
-	tb_begin(t, &ip_tcp);
-	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
-	tb_jump(t, "MYCHAIN", false);
-	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(t, NF_INET_FORWARD, V_DROP);
-	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_chain(t, "MYCHAIN");
-	tb_begin(t, &ten);
-	tb_std(t, V_DROP);
-	tb_begin(t, NULL);
-	tb_std(t, XT_RETURN);
-	tb_chain_end(t);
-	tb_finish(t);
-}
 
 /*
  * IPT_BADBLOB_NO_CT=1: leave out the conntrack and state matches, for

@@ -2,6 +2,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <linux/netfilter/xt_tcpudp.h>
 
 #include "ipt_builder.h"
 
@@ -193,6 +196,33 @@ void tb_filter_initial(struct tb *t)
 	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
 	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
 	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(t);
+}
+
+const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
+const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
+const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
+
+void tb_notes(struct tb *t)
+{
+	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
+	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
+			      .smsk.s_addr = htonl(0xff000000) };
+
+	tb_init(t);
+	tb_hook(t, NF_INET_LOCAL_IN);
+	tb_begin(t, &ip_tcp);
+	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
+	tb_jump(t, "MYCHAIN", false);
+	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(t, NF_INET_FORWARD, V_DROP);
+	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_chain(t, "MYCHAIN");
+	tb_begin(t, &ten);
+	tb_std(t, V_DROP);
+	tb_begin(t, NULL);
+	tb_std(t, XT_RETURN);
+	tb_chain_end(t);
 	tb_finish(t);
 }
 

@@ -74,6 +74,16 @@ void tb_finish(struct tb *t);
 /* The empty filter table: three ACCEPT policies and the tail. */
 void tb_filter_initial(struct tb *t);
 
+/* Base rules that only name a protocol. */
+extern const struct ipt_ip ip_tcp, ip_udp, ip_icmp;
+
+/*
+ * The blob of the ABI notes (verified against ip_tables): -N MYCHAIN;
+ * -A INPUT -p tcp --dport 22 -j MYCHAIN; -A MYCHAIN -s 10/8 -j DROP;
+ * -A MYCHAIN -j RETURN; -P FORWARD DROP.
+ */
+void tb_notes(struct tb *t);
+
 /* struct ipt_replace + entries into @out (reset first). */
 void tb_replace(struct tb *t, struct buf *out, const char *table,
 		unsigned int valid_hooks, unsigned int num_counters);

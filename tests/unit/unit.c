@@ -92,38 +92,6 @@ int revision(const char *name, uint8_t rev, bool target)
 
 /* ---- tables ---- */
 
-const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
-const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
-const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
-
-/*
- * The blob of the ABI notes (verified against ip_tables): -N MYCHAIN;
- * -A INPUT -p tcp --dport 22 -j MYCHAIN; -A MYCHAIN -s 10/8 -j DROP;
- * -A MYCHAIN -j RETURN; -P FORWARD DROP.
- */
-void tb_notes(struct tb *t)
-{
-	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
-			      .smsk.s_addr = htonl(0xff000000) };
-
-	tb_init(t);
-	tb_hook(t, NF_INET_LOCAL_IN);
-	tb_begin(t, &ip_tcp);
-	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
-	tb_jump(t, "MYCHAIN", false);
-	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(t, NF_INET_FORWARD, V_DROP);
-	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_chain(t, "MYCHAIN");
-	tb_begin(t, &ten);
-	tb_std(t, V_DROP);
-	tb_begin(t, NULL);
-	tb_std(t, XT_RETURN);
-	tb_chain_end(t);
-	tb_finish(t);
-}
-
 /* Every extension we serve, at every revision, once. */
 void tb_rich(struct tb *t)
 {

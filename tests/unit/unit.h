@@ -56,8 +56,6 @@ int get_entries(const char *name, unsigned int size, struct buf *out);
 int revision(const char *name, uint8_t rev, bool target);
 
 /* tables */
-extern const struct ipt_ip ip_tcp, ip_udp, ip_icmp;
-void tb_notes(struct tb *t);
 void tb_rich(struct tb *t);
 /* Offsets in the notes' blob. */
 #define E_TCP	0
