@@ -349,60 +349,39 @@ out_free:
 }
 
 /*
- * The entries as GET_ENTRIES shows them (copy_entries_to_user()): each
- * payload as xt_match_to_user()/xt_target_to_user() copy it, the part
- * past the extension's usersize zeroed; counters zero.
+ * The entries written back as GET_ENTRIES shows them: ip_tables'
+ * copy_entries_to_user(), with x_tables' own xt_match_to_user() and
+ * xt_target_to_user() (each payload past its extension's usersize zeroed),
+ * counters zero.  A failure leaves the helper's buffer half written; it
+ * discards it with the refused install.
  */
-static void *user_view(const struct ebpf_xt_table *t)
+static int copy_entries_to_user(const struct ebpf_xt_table *t,
+				void __user *userptr)
 {
-	const struct ipt_entry *iter;
-	void *out = kvzalloc(t->size, GFP_KERNEL);
+	static const struct xt_counters zero;
+	const struct ipt_entry *e;
+	unsigned int off, i;
 
-	if (!out)
-		return NULL;
-	xt_entry_foreach(iter, t->entries, t->size) {
-		size_t off = (const void *)iter - t->entries;
-		struct ipt_entry *ue = out + off;
+	for (off = 0; off < t->size; off += e->next_offset) {
 		const struct xt_entry_match *m;
-		const struct xt_entry_target *tg;
-		struct xt_entry_target *ut;
-		unsigned int i;
 
-		memcpy(ue, iter, sizeof(*ue));
-		ue->counters = ((struct xt_counters) { 0, 0 });
-		for (i = sizeof(*iter); i < iter->target_offset;
+		e = t->entries + off;
+		if (copy_to_user(userptr + off, e, sizeof(*e)) ||
+		    copy_to_user(userptr + off +
+				 offsetof(struct ipt_entry, counters),
+				 &zero, sizeof(zero)))
+			return -EFAULT;
+		for (i = sizeof(*e); i < e->target_offset;
 		     i += m->u.match_size) {
-			struct xt_entry_match *um = out + off + i;
-			const struct xt_match *k;
-			size_t n;
-
-			m = (const void *)iter + i;
-			k = m->u.kernel.match;
-			um->u.user.match_size = m->u.match_size;
-			strscpy(um->u.user.name, k->name,
-				sizeof(um->u.user.name));
-			um->u.user.revision = k->revision;
-			n = k->usersize ? k->usersize :
-			    m->u.match_size - sizeof(*m);
-			memcpy(um->data, m->data,
-			       min_t(size_t, n, m->u.match_size - sizeof(*m)));
+			m = (const void *)e + i;
+			if (xt_match_to_user(m, userptr + off + i))
+				return -EFAULT;
 		}
-		tg = ipt_get_target_c(iter);
-		ut = (void *)ue + iter->target_offset;
-		ut->u.user.target_size = tg->u.target_size;
-		strscpy(ut->u.user.name, tg->u.kernel.target->name,
-			sizeof(ut->u.user.name));
-		ut->u.user.revision = tg->u.kernel.target->revision;
-		{
-			const struct xt_target *k = tg->u.kernel.target;
-			size_t n = k->usersize ? k->usersize :
-				   tg->u.target_size - sizeof(*tg);
-
-			memcpy(ut->data, tg->data,
-			       min_t(size_t, n, tg->u.target_size - sizeof(*tg)));
-		}
+		if (xt_target_to_user(ipt_get_target_c(e),
+				      userptr + off + e->target_offset))
+			return -EFAULT;
 	}
-	return out;
+	return 0;
 }
 
 static void table_free(struct ebpf_xt_table *t, bool checked)
@@ -479,7 +458,6 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
 	struct ebpf_xt_table *t, *old;
 	bool checked = false;
-	void *view = NULL;
 	int ret;
 
 	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME) ||
@@ -519,11 +497,10 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = -ENOMEM;
 	t->jumpstack = kvcalloc(nr_cpu_ids * 2 * max(t->stacksize, 1u),
 				sizeof(*t->jumpstack), GFP_KERNEL);
-	view = t->jumpstack ? user_view(t) : NULL;
-	if (!view)
+	if (!t->jumpstack)
 		goto unlock;
-	ret = -EFAULT;
-	if (copy_to_user(u64_to_user_ptr(req->entries), view, t->size))
+	ret = copy_entries_to_user(t, u64_to_user_ptr(req->entries));
+	if (ret)
 		goto unlock;
 	if (!hooks_registered) {
 		ret = ebpf_xt_hooks_register();
@@ -540,7 +517,6 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 unlock:
 	mutex_unlock(&install_lock);
 out:
-	kvfree(view);
 	table_free(t, checked);
 	return ret;
 }

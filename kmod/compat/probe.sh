@@ -73,6 +73,7 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   xt_check_match xt_check_target xt_check_entry_offsets \
 	   xt_alloc_entry_offsets xt_find_jump_offset xt_check_table_hooks \
 	   xt_register_targets xt_register_matches xt_tee_enabled \
+	   xt_match_to_user xt_target_to_user \
 	   nf_skb_duplicated nf_register_net_hooks bpf_prog_get_type_dev \
 	   bpf_prog_put bpf_map_get bpf_map_put; do
 	exported "$sym" || missing="$missing $sym"
