@@ -3,8 +3,10 @@
 # ADD_COUNTERS, GET_INFO/GET_ENTRIES and revision requests to ip_tables and
 # then to ebpfilter: every answer (errno), every "table still intact" and
 # the GET_ENTRIES bytes of the tables it installs must be identical; no
-# request may change the table when it fails.  The harness checks dmesg
-# for WARN/BUG.
+# request may change the table when it fails.  Every table (filter, nat,
+# mangle, raw, security) gets the layout, counter and GET_ENTRIES cases,
+# and the tables' targets are tried where they are and are not allowed.
+# The harness checks dmesg for WARN/BUG.
 . tests/guest/ipt-lib.sh
 
 bin=$IPT_BADBLOB

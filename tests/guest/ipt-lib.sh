@@ -25,10 +25,26 @@ use_ip_tables() {
 }
 
 # An empty table drops iptable_filter's extra module reference, so both
-# modules can go; the xt_* modules the rules pulled in may stay.
+# modules can go; the xt_* modules the rules pulled in may stay.  The other
+# tables a test used (nat, mangle, raw, security: created on first use)
+# go first the same way, and nf_nat with the targets that hold it.
 leave_ip_tables() {
 	ipt_reset || fail "cannot reset the ip_tables filter table"
+	leave_ip_tables_others
 	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
+}
+
+leave_ip_tables_others() {
+	local t holders
+	for t in nat mangle raw security; do
+		lsmod | grep -q "^iptable_$t " || continue
+		$IPT -w -t $t -F && $IPT -w -t $t -X ||
+			fail "cannot empty the ip_tables $t table"
+		modprobe -r iptable_$t || fail "cannot unload iptable_$t"
+	done
+	[ -d /sys/module/nf_nat ] || return 0
+	holders=$(ls /sys/module/nf_nat/holders)
+	modprobe -r $holders nf_nat || fail "cannot unload nf_nat ($holders)"
 }
 
 use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc

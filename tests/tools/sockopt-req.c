@@ -10,9 +10,10 @@
  *                                      table with an INPUT rule using
  *                                      match NAME (no such extension: the
  *                                      request is refused, and logged)
- *   sockopt-req entries-hash           IPT_SO_GET_ENTRIES of filter: an FNV-1a
- *                                      hash of every byte but the counters
- *                                      (what -C/-D compare), and the size
+ *   sockopt-req entries-hash [TABLE]   IPT_SO_GET_ENTRIES of TABLE (filter):
+ *                                      an FNV-1a hash of every byte but the
+ *                                      counters (what -C/-D compare), and
+ *                                      the size
  *   sockopt-req served                 IPT_SO_GET_INFO of filter, without
  *                                      the info line: a request the helper
  *                                      serves (revision queries are the
@@ -88,20 +89,22 @@ int main(int argc, char **argv)
 		return report(ret);
 	}
 	if (!strcmp(argv[1], "entries-hash")) {
-		struct ipt_getinfo info = { .name = "filter" };
+		const char *table = argc > 2 ? argv[2] : "filter";
+		struct ipt_getinfo info = { 0 };
 		socklen_t len = sizeof(info);
 		struct ipt_get_entries *g;
 		unsigned long long h = 1469598103934665603ull;
 		unsigned int off;
 		size_t i;
 
+		snprintf(info.name, sizeof(info.name), "%s", table);
 		if (getsockopt(fd, SOL_IP, IPT_SO_GET_INFO, &info, &len))
 			return report(-1);
 		len = sizeof(*g) + info.size;
 		g = calloc(1, len);
 		if (!g)
 			return 1;
-		snprintf(g->name, sizeof(g->name), "filter");
+		snprintf(g->name, sizeof(g->name), "%s", table);
 		g->size = info.size;
 		if (getsockopt(fd, SOL_IP, IPT_SO_GET_ENTRIES, g, &len))
 			return report(-1);
@@ -133,6 +136,6 @@ int main(int argc, char **argv)
 		return report(ret);
 	}
 usage:
-	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served | replace-unknown NAME | entries-hash\n");
+	fprintf(stderr, "usage: sockopt-req rev-match|rev-target NAME [REV] | info [TABLE] | served | replace-unknown NAME | entries-hash [TABLE]\n");
 	return 2;
 }
