@@ -327,9 +327,10 @@ static void committed(unsigned int index, const struct ir_table *ir, int ctr)
 static int commit_install(const struct ipt_table_view *t, char *err,
 			  size_t err_len)
 {
-	static const unsigned int nfhook[CG_NHOOKS] = {
-		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
-	int fds[CG_NHOOKS] = { -1, -1, -1 };
+	static const unsigned int nfhook[CG_ALL_HOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
+		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
+	int fds[CG_ALL_HOOKS] = { -1, -1, -1, -1, -1 };
 	struct ir_table ir;
 	unsigned int h, walked;
 	int ctr, resume = -1, r;
@@ -351,9 +352,7 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 			log_warn("enforcement: resume map: %s\n",
 				 strerror(-resume));
 	}
-	for (h = 0; h < CG_NHOOKS; h++) {
-		/* the table's other hooks (PRE_ROUTING, POST_ROUTING) are
-		 * walked by the module */
+	for (h = 0; h < CG_ALL_HOOKS; h++) {
 		if (!(t->valid_hooks & (1u << nfhook[h])))
 			continue;
 		/* a hook the code generator or the verifier refuses (chains
@@ -374,7 +373,7 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 	if (!r)
 		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
 	/* the module holds what it runs */
-	for (h = 0; h < CG_NHOOKS; h++)
+	for (h = 0; h < CG_ALL_HOOKS; h++)
 		xclose(&fds[h]);
 	xclose(&resume);
 	if (r) {

@@ -3,8 +3,7 @@
  * The kmod mechanism: ebpfilter.ko registers every table's netfilter
  * hooks itself, where iptable_<table> registers them (filter: LOCAL_IN,
  * FORWARD, LOCAL_OUT at NF_IP_PRI_FILTER; nat through nf_nat), and runs,
- * per hook, the SCHED_CLS program the helper gave it (LOCAL_IN, FORWARD,
- * LOCAL_OUT; PRE_ROUTING and POST_ROUTING are walked) (cgen's CG_KMOD
+ * per hook, the SCHED_CLS program the helper gave it (cgen's CG_KMOD
  * flavor), which stops at a rule without an emitter (ir_kernel_hooks())
  * and hands the packet to the module's walk from there (EBPF_PROG_WALK,
  * the resume map), or walks the hook's rules itself as ipt_do_table()
@@ -79,7 +78,7 @@ static void kmod_detach(struct vault_objs *o)
 }
 
 static int kmod_install(const struct ipt_table_view *t,
-			const int prog_fd[CG_NHOOKS], int counters_fd,
+			const int prog_fd[CG_ALL_HOOKS], int counters_fd,
 			int resume_fd, char *err, size_t len)
 {
 	struct ebpf_ctl_install in;
@@ -99,11 +98,11 @@ static int kmod_install(const struct ipt_table_view *t,
 		in.hook_entry[h] = t->hook_entry[h];
 		in.underflow[h] = t->underflow[h];
 	}
-	for (h = 0; h < EBPF_CTL_NF_HOOKS; h++)
-		in.prog_fd[h] = -1;	/* walked */
+	in.prog_fd[NF_INET_PRE_ROUTING] = prog_fd[CG_PREROUTING];
 	in.prog_fd[NF_INET_LOCAL_IN] = prog_fd[CG_INPUT];
 	in.prog_fd[NF_INET_FORWARD] = prog_fd[CG_FORWARD];
 	in.prog_fd[NF_INET_LOCAL_OUT] = prog_fd[CG_OUTPUT];
+	in.prog_fd[NF_INET_POST_ROUTING] = prog_fd[CG_POSTROUTING];
 	in.counters_fd = counters_fd;
 	in.resume_fd = -1;
 	if (resume_fd >= 0) {	/* programs may stop at a kernel rule */
