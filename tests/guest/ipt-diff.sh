@@ -3,7 +3,8 @@
 # run once against the kernel's ip_tables and once against ebpfilter, in
 # this guest; transcripts (commands, outputs, exit codes) must be
 # identical.  Ends with "N passed, N failed" over the sessions.
-# run-all-cost: 105
+# run-all-cost: 330
+# run-all-timeout: 1200
 . tests/guest/ipt-lib.sh
 
 # IPT_SESSIONS="a.cmds b.cmds" runs only those (debugging)
