@@ -53,6 +53,14 @@ for m in $mechs; do
 	echo "$m refused: --tcp-option: $out"
 	echo "$out" | grep -qE "Operation not supported|No chain/target/match" || fail "unexpected error: $out"
 	[ "$($IPT -S)" = "$before" ] || fail "$m: table changed"
+	# only filter on the comparison mechanisms: no other table is made
+	for t in nat mangle raw security; do
+		out=$(build/tests/sockopt-req info $t)
+		echo "$m: GET_INFO $t: $out"
+		[ "$out" = "err ENOENT 2" ] || fail "$m: table $t: $out"
+	done
+	out=$(cat /proc/net/ip_tables_names)
+	[ "$out" = filter ] || fail "$m: tables listed: $out"
 	if [ $m = tc ]; then
 		dmesg_since_mark | grep "ebpfilter-umh" | head -n 3
 		dmesg_since_mark | grep -qi "conntrack\|state" || fail "no dmesg line naming the refused match"
