@@ -25,9 +25,18 @@ use_ip_tables() {
 }
 
 # An empty table drops iptable_filter's extra module reference, so both
-# modules can go; the xt_* modules the rules pulled in may stay.
+# modules can go; the xt_* modules the rules pulled in may stay.  The other
+# tables a test used (the kernel loads iptable_nat, _mangle, _raw,
+# _security on first use; each holds ip_tables) are emptied and unloaded
+# first; a test that used only filter is untouched by that.
 leave_ip_tables() {
+	local t
 	ipt_reset || fail "cannot reset the ip_tables filter table"
+	for t in nat mangle raw security; do
+		grep -qx "$t" /proc/net/ip_tables_names 2>/dev/null || continue
+		$IPT -w -t $t -F && $IPT -w -t $t -X || fail "cannot empty the ip_tables $t table"
+		modprobe -r iptable_$t || fail "cannot unload iptable_$t"
+	done
 	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
 }
 
