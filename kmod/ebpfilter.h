@@ -45,6 +45,7 @@ void ebpf_procfs_exit(void);
  */
 int __init ebpf_xt_init(void);
 void ebpf_xt_exit(void);
+const char *ebpf_xt_table_by_age(unsigned int n);
 struct file *ebpf_ctl_file_create(void);
 
 #endif

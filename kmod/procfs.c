@@ -6,9 +6,12 @@
  * `modprobe ip_tables`, which is refused while we hold its sockopts), and
  * iptables-legacy-save reads it to know which tables to dump.
  *
- * It lists the tables a namespace has: "filter" in the initial namespace,
- * nothing elsewhere (requests from other namespaces are refused, see
- * sockopt.c), exactly as ip_tables shows a namespace without tables.
+ * It lists the tables a namespace has, newest first as x_tables lists
+ * them: in the initial namespace the tables installed so far (filter from
+ * the start, the others from their first use; only filter with the
+ * helper's other mechanisms, which install nothing here), nothing
+ * elsewhere (requests from other namespaces are refused, see sockopt.c),
+ * exactly as ip_tables shows a namespace without tables.
  */
 
 #include <linux/proc_fs.h>
@@ -20,7 +23,14 @@
 
 static int ip_tables_names_show(struct seq_file *m, void *v)
 {
-	if (net_eq(seq_file_single_net(m), &init_net))
+	const char *name;
+	unsigned int n;
+
+	if (!net_eq(seq_file_single_net(m), &init_net))
+		return 0;
+	for (n = 0; (name = ebpf_xt_table_by_age(n)); n++)
+		seq_printf(m, "%s\n", name);
+	if (!n)		/* the tc and netfilter mechanisms: filter only */
 		seq_puts(m, "filter\n");
 	return 0;
 }

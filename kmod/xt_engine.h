@@ -29,7 +29,7 @@ struct bpf_prog;
  * @hook_entry: offsets of the built-in chains, per NF_INET hook
  * @underflow:  offsets of their policies
  * @valid_hooks: the table's hooks
- * @prog:       per enum ebpf_ctl_hook: the helper's program, or NULL (walk)
+ * @prog:       per NF_INET hook: the helper's program, or NULL (walk)
  * @counters_map: held for @counters
  * @counters:   the value of @counters_map: struct ebpf_counter[@number]
  * @resume_map: per-CPU struct ebpf_resume the programs fill, or NULL
@@ -44,7 +44,7 @@ struct ebpf_xt_table {
 	unsigned int hook_entry[NF_INET_NUMHOOKS];
 	unsigned int underflow[NF_INET_NUMHOOKS];
 	unsigned int valid_hooks;
-	struct bpf_prog *prog[EBPF_CTL_NHOOKS];
+	struct bpf_prog *prog[NF_INET_NUMHOOKS];
 	struct bpf_map *counters_map;
 	struct ebpf_counter *counters;
 	struct bpf_map *resume_map;
@@ -64,6 +64,29 @@ static inline struct ipt_entry *ipt_next_entry(const struct ipt_entry *e)
 	return (void *)e + e->next_offset;
 }
 
+/**
+ * struct ebpf_xt_slot - one of ip_tables' tables, as this module serves it
+ * @name:        "filter", "nat", "mangle", "raw", "security"
+ * @valid_hooks: its hooks (iptable_<name>.c)
+ * @priority:    its hooks' priority (nat: per hook, see xt_hook.c)
+ * @nat:         registered through nf_nat (first packet of a connection)
+ * @live:        the installed rule set, or NULL before the first install
+ * @ops:         the registered hooks, or NULL
+ * @age:         0 until the first install, then 1 + the tables installed
+ *               before it (the /proc/net/ip_tables_names order)
+ */
+struct ebpf_xt_slot {
+	const char *name;
+	unsigned int valid_hooks;
+	int priority;
+	bool nat;
+	struct ebpf_xt_table __rcu *live;
+	struct nf_hook_ops *ops;
+	unsigned int age;
+};
+
+#define EBPF_XT_NTABLES	5
+
 /* xt_builtin.c */
 int ebpf_xt_builtin_register(void);
 void ebpf_xt_builtin_unregister(void);
@@ -71,10 +94,12 @@ void ebpf_xt_builtin_unregister(void);
 /* xt_table.c: INSTALL (ctl.c), and everything freed at exit */
 int ebpf_xt_install(const struct ebpf_ctl_install *req);
 
-/* xt_hook.c */
-extern struct ebpf_xt_table __rcu *ebpf_xt_live;
-int ebpf_xt_hooks_register(void);
-void ebpf_xt_hooks_unregister(void);
+/* xt_hook.c: the tables, their hooks (registered at a table's first
+ * install; nat's through nf_nat, loaded then) */
+extern struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES];
+struct ebpf_xt_slot *ebpf_xt_slot_find(const char *name);
+int ebpf_xt_hooks_register(struct ebpf_xt_slot *s);
+void ebpf_xt_hooks_unregister(struct ebpf_xt_slot *s);
 unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
 			  const struct nf_hook_state *state,
 			  const struct ebpf_resume *from);

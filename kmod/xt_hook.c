@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The filter table's hooks: NF_INET_LOCAL_IN, FORWARD and LOCAL_OUT at
- * NF_IP_PRI_FILTER, where iptable_filter's are.  Per packet: the helper's
- * program for the hook decides, or stops at a rule no emitter serves and
- * hands over a resume point; from there (or from the hook's entry, for a
- * hook the helper could not compile) the rules are walked here exactly as
- * ipt_do_table() walks them, with the kernel's own extension code.
+ * The tables' hooks: where iptable_filter, iptable_nat, iptable_mangle,
+ * iptable_raw and iptable_security register theirs, at their priorities
+ * (nat through nf_nat's register function, as iptable_nat: the NAT core
+ * runs it for a connection's first packet only).  Per packet: the helper's
+ * program for the table's hook decides, or stops at a rule no emitter
+ * serves and hands over a resume point; from there (or from the hook's
+ * entry, for a hook the helper did not compile) the rules are walked here
+ * exactly as ipt_do_table() walks them, with the kernel's own extension
+ * code.
  *
  * Programs are BPF_PROG_TYPE_SCHED_CLS run on the skb as it is at the hook
  * (skb->data at the IP header).  What a tc program finds in skb->cb (the
@@ -18,29 +21,66 @@
 #include <linux/bpf.h>
 #include <linux/filter.h>
 #include <linux/ip.h>
+#include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter_ipv4.h>
 #include <linux/skbuff.h>
+#include <linux/slab.h>
 #include <net/netfilter/nf_conntrack.h>
+#include <net/netfilter/nf_nat.h>
 #include <net/ip.h>
+#include <net/route.h>
 #include <net/sch_generic.h>
 
 #include "xt_engine.h"
 
-struct ebpf_xt_table __rcu *ebpf_xt_live;
+/* iptable_<name>.c's tables: name, hooks, priority */
+struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES] = {
+	{
+		.name = "filter",
+		.valid_hooks = (1 << NF_INET_LOCAL_IN) |
+			       (1 << NF_INET_FORWARD) |
+			       (1 << NF_INET_LOCAL_OUT),
+		.priority = NF_IP_PRI_FILTER,
+	}, {
+		.name = "nat",
+		.valid_hooks = (1 << NF_INET_PRE_ROUTING) |
+			       (1 << NF_INET_LOCAL_IN) |
+			       (1 << NF_INET_LOCAL_OUT) |
+			       (1 << NF_INET_POST_ROUTING),
+		.nat = true,
+	}, {
+		.name = "mangle",
+		.valid_hooks = (1 << NF_INET_NUMHOOKS) - 1,
+		.priority = NF_IP_PRI_MANGLE,
+	}, {
+		.name = "raw",
+		.valid_hooks = (1 << NF_INET_PRE_ROUTING) |
+			       (1 << NF_INET_LOCAL_OUT),
+		.priority = NF_IP_PRI_RAW,
+	}, {
+		.name = "security",
+		.valid_hooks = (1 << NF_INET_LOCAL_IN) |
+			       (1 << NF_INET_FORWARD) |
+			       (1 << NF_INET_LOCAL_OUT),
+		.priority = NF_IP_PRI_SECURITY,
+	},
+};
+
+struct ebpf_xt_slot *ebpf_xt_slot_find(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		if (!strcmp(ebpf_xt_slots[i].name, name))
+			return &ebpf_xt_slots[i];
+	return NULL;
+}
 
 /* Reached only through a helper bug: counted, then dropped (never open). */
 static atomic_t bad_verdicts = ATOMIC_INIT(0);
-
-static const unsigned int hook_slot[NF_INET_NUMHOOKS] = {
-	[NF_INET_LOCAL_IN] = EBPF_CTL_LOCAL_IN,
-	[NF_INET_FORWARD] = EBPF_CTL_FORWARD,
-	[NF_INET_LOCAL_OUT] = EBPF_CTL_LOCAL_OUT,
-	[NF_INET_PRE_ROUTING] = EBPF_CTL_NHOOKS,
-	[NF_INET_POST_ROUTING] = EBPF_CTL_NHOOKS,
-};
 
 /* ip_tables' ip_packet_match() */
 static inline bool ip_packet_match(const struct iphdr *ip, const char *indev,
@@ -282,9 +322,11 @@ static unsigned int run_compiled(const struct ebpf_xt_table *t,
 	}
 }
 
-static unsigned int ebpf_filter_hook(void *priv, struct sk_buff *skb,
-				     const struct nf_hook_state *state)
+/* A table's hook: its program decides, or hands over to the walk. */
+static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
+				    const struct nf_hook_state *state)
 {
+	struct ebpf_xt_slot *s = priv;
 	const struct ebpf_xt_table *t;
 	const struct bpf_prog *prog;
 	unsigned int verdict = NF_ACCEPT;
@@ -292,9 +334,9 @@ static unsigned int ebpf_filter_hook(void *priv, struct sk_buff *skb,
 	/* nf_hook() holds rcu_read_lock(); the walk wants BHs off (per-CPU
 	 * jump stack; extensions assume it, as under ipt_do_table()) */
 	local_bh_disable();
-	t = rcu_dereference(ebpf_xt_live);
+	t = rcu_dereference(s->live);
 	if (t && (t->valid_hooks & (1 << state->hook))) {
-		prog = t->prog[hook_slot[state->hook]];
+		prog = t->prog[state->hook];
 		if (prog)
 			verdict = run_compiled(t, prog, skb, state);
 		else
@@ -304,39 +346,144 @@ static unsigned int ebpf_filter_hook(void *priv, struct sk_buff *skb,
 	return verdict;
 }
 
-static struct nf_hook_ops filter_ops[] = {
-	{
-		.hook = ebpf_filter_hook,
-		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_LOCAL_IN,
-		.priority = NF_IP_PRI_FILTER,
-	},
-	{
-		.hook = ebpf_filter_hook,
-		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_FORWARD,
-		.priority = NF_IP_PRI_FILTER,
-	},
-	{
-		.hook = ebpf_filter_hook,
-		.pf = NFPROTO_IPV4,
-		.hooknum = NF_INET_LOCAL_OUT,
-		.priority = NF_IP_PRI_FILTER,
-	},
-};
-
-int ebpf_xt_hooks_register(void)
+/* iptable_mangle's ipt_mangle_out(): a packet whose mark, addresses or
+ * TOS the table changed is routed again. */
+static unsigned int ebpf_mangle_hook(void *priv, struct sk_buff *skb,
+				     const struct nf_hook_state *state)
 {
-	int err = nf_register_net_hooks(&init_net, filter_ops,
-					ARRAY_SIZE(filter_ops));
+	const struct iphdr *iph = ip_hdr(skb);
+	__be32 saddr = iph->saddr, daddr = iph->daddr;
+	u32 mark = skb->mark;
+	u8 tos = iph->tos;
+	unsigned int ret;
+	int err;
 
-	if (!err)
-		pr_info("filter table: own netfilter hooks at LOCAL_IN/FORWARD/LOCAL_OUT, priority %d\n",
-			NF_IP_PRI_FILTER);
-	return err;
+	ret = ebpf_table_hook(priv, skb, state);
+	if (state->hook != NF_INET_LOCAL_OUT || ret == NF_DROP ||
+	    ret == NF_STOLEN)
+		return ret;
+	iph = ip_hdr(skb);
+	if (iph->saddr != saddr || iph->daddr != daddr ||
+	    skb->mark != mark || iph->tos != tos) {
+		err = ip_route_me_harder(state->net, state->sk, skb, RTN_UNSPEC);
+		if (err < 0)
+			ret = NF_DROP_ERR(err);
+	}
+	return ret;
 }
 
-void ebpf_xt_hooks_unregister(void)
+/* iptable_nat's priorities: destination NAT before routing, source NAT
+ * after it */
+static int nat_priority(unsigned int hook)
 {
-	nf_unregister_net_hooks(&init_net, filter_ops, ARRAY_SIZE(filter_ops));
+	return hook == NF_INET_PRE_ROUTING || hook == NF_INET_LOCAL_OUT ?
+	       NF_IP_PRI_NAT_DST : NF_IP_PRI_NAT_SRC;
+}
+
+/*
+ * nf_nat's register functions, taken at the nat table's first install
+ * (symbol_request() loads nf_nat, and with it conntrack, as loading
+ * iptable_nat does) and put back when its hooks go.
+ */
+static typeof(&nf_nat_ipv4_register_fn) nat_register;
+static typeof(&nf_nat_ipv4_unregister_fn) nat_unregister;
+
+static int nat_get(void)
+{
+	nat_register = symbol_request(nf_nat_ipv4_register_fn);
+	nat_unregister = symbol_request(nf_nat_ipv4_unregister_fn);
+	if (nat_register && nat_unregister)
+		return 0;
+	if (nat_register)
+		symbol_put(nf_nat_ipv4_register_fn);
+	if (nat_unregister)
+		symbol_put(nf_nat_ipv4_unregister_fn);
+	nat_register = NULL;
+	nat_unregister = NULL;
+	pr_err("nat table: nf_nat's nf_nat_ipv4_register_fn() is not available\n");
+	return -ENOENT;
+}
+
+static void nat_put(void)
+{
+	symbol_put(nf_nat_ipv4_register_fn);
+	symbol_put(nf_nat_ipv4_unregister_fn);
+	nat_register = NULL;
+	nat_unregister = NULL;
+}
+
+static int nat_hooks_register(struct nf_hook_ops *ops, unsigned int n)
+{
+	unsigned int i;
+	int err;
+
+	err = nat_get();
+	if (err)
+		return err;
+	for (i = 0; i < n; i++) {
+		err = nat_register(&init_net, &ops[i]);
+		if (err) {
+			while (i)
+				nat_unregister(&init_net, &ops[--i]);
+			nat_put();
+			return err;
+		}
+	}
+	return 0;
+}
+
+/* The table's hooks (xt_hook_ops_alloc()'s shape), registered. */
+int ebpf_xt_hooks_register(struct ebpf_xt_slot *s)
+{
+	unsigned int n = hweight32(s->valid_hooks), i = 0, hook;
+	struct nf_hook_ops *ops;
+	int err;
+
+	ops = kcalloc(n, sizeof(*ops), GFP_KERNEL);
+	if (!ops)
+		return -ENOMEM;
+	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
+		if (!(s->valid_hooks & (1 << hook)))
+			continue;
+		ops[i].hook = strcmp(s->name, "mangle") ? ebpf_table_hook :
+							   ebpf_mangle_hook;
+		ops[i].pf = NFPROTO_IPV4;
+		ops[i].hooknum = hook;
+		ops[i].priority = s->nat ? nat_priority(hook) : s->priority;
+		ops[i].priv = s;
+		i++;
+	}
+	if (s->nat)
+		err = nat_hooks_register(ops, n);
+	else
+		err = nf_register_net_hooks(&init_net, ops, n);
+	if (err) {
+		kfree(ops);
+		return err;
+	}
+	s->ops = ops;
+	if (s->nat)
+		pr_info("%s table: own hooks through nf_nat (destination NAT at %d, source NAT at %d)\n",
+			s->name, NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC);
+	else
+		pr_info("%s table: own netfilter hooks (mask 0x%x), priority %d\n",
+			s->name, s->valid_hooks, s->priority);
+	return 0;
+}
+
+void ebpf_xt_hooks_unregister(struct ebpf_xt_slot *s)
+{
+	unsigned int n = hweight32(s->valid_hooks), i;
+
+	if (!s->ops)
+		return;
+	if (s->nat) {
+		for (i = 0; i < n; i++)
+			nat_unregister(&init_net, &s->ops[i]);
+		nat_put();
+	} else {
+		nf_unregister_net_hooks(&init_net, s->ops, n);
+	}
+	kfree(s->ops);
+	s->ops = NULL;
 }

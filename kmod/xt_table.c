@@ -14,7 +14,7 @@
  * enabled in the namespace, a hashlimit or recent table created) happen
  * as they would under ip_tables.
  *
- * The switch is one pointer (ebpf_xt_live) under RCU: no packet sees a mix
+ * The switch is one pointer (the table's ebpf_xt_slot.live) under RCU: no packet sees a mix
  * of the old and new rule sets; the old one's extension instances are
  * destroyed only after synchronize_net(), as xt_replace_table() does.
  */
@@ -35,7 +35,7 @@
 EBPF_IMPORT_BPF_NS();
 
 static DEFINE_MUTEX(install_lock);	/* installs, hook registration */
-static bool hooks_registered;
+static unsigned int tables_made;	/* tables installed at least once */
 
 static bool unconditional(const struct ipt_entry *e)
 {
@@ -277,7 +277,8 @@ cleanup:
 
 /* translate_table(): the checks, then every extension found and checked.
  * On failure nothing is held. */
-static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req)
+static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req,
+		     const char *name)
 {
 	struct ipt_entry *iter;
 	unsigned int *offsets;
@@ -325,7 +326,7 @@ static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req
 
 	i = 0;
 	xt_entry_foreach(iter, t->entries, t->size) {
-		ret = find_check_entry(iter, &init_net, "filter");
+		ret = find_check_entry(iter, &init_net, name);
 		if (ret)
 			break;
 		++i;
@@ -394,7 +395,7 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 	if (checked)
 		xt_entry_foreach(iter, t->entries, t->size)
 			cleanup_entry(iter, &init_net, UINT_MAX, true);
-	for (h = 0; h < EBPF_CTL_NHOOKS; h++)
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
 		if (t->prog[h])
 			bpf_prog_put(t->prog[h]);
 	if (t->counters_map)
@@ -416,11 +417,13 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	void *value;
 	int h;
 
-	for (h = 0; h < EBPF_CTL_NHOOKS; h++) {
+	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
 		struct bpf_prog *p;
 
 		if (req->prog_fd[h] < 0)
 			continue;
+		if (!(t->valid_hooks & (1 << h)))
+			return -EINVAL;
 		p = bpf_prog_get_type_dev(req->prog_fd[h],
 					  BPF_PROG_TYPE_SCHED_CLS, false);
 		if (IS_ERR(p))
@@ -457,19 +460,23 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
 	struct ebpf_xt_table *t, *old;
+	struct ebpf_xt_slot *slot;
 	bool checked = false;
 	int ret;
 
-	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME) ||
-	    req->reserved || req->reserved2)
+	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME))
 		return -EINVAL;
-	if (strnlen(req->name, sizeof(req->name)) == sizeof(req->name) ||
-	    strcmp(req->name, "filter"))
+	if (strnlen(req->name, sizeof(req->name)) == sizeof(req->name))
 		return -ENOENT;
+	slot = ebpf_xt_slot_find(req->name);
+	if (!slot)
+		return -ENOENT;
+	/* __do_replace()'s "You lied!" */
+	if (req->valid_hooks != slot->valid_hooks)
+		return -EINVAL;
 	if (!req->entries_size || req->entries_size > max_table_bytes ||
 	    !req->num_entries ||
-	    req->num_entries > req->entries_size / sizeof(struct ipt_entry) ||
-	    (req->valid_hooks & ~((1u << NF_INET_NUMHOOKS) - 1)))
+	    req->num_entries > req->entries_size / sizeof(struct ipt_entry))
 		return -EINVAL;
 
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -490,7 +497,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 		goto out;
 
 	mutex_lock(&install_lock);
-	ret = translate(t, req);
+	ret = translate(t, req, slot->name);
 	if (ret)
 		goto unlock;
 	checked = true;
@@ -502,13 +509,14 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = copy_entries_to_user(t, u64_to_user_ptr(req->entries));
 	if (ret)
 		goto unlock;
-	if (!hooks_registered) {
-		ret = ebpf_xt_hooks_register();
+	if (!slot->ops) {
+		ret = ebpf_xt_hooks_register(slot);
 		if (ret)
 			goto unlock;
-		hooks_registered = true;
 	}
-	old = rcu_replace_pointer(ebpf_xt_live, t,
+	if (!slot->age)
+		slot->age = ++tables_made;
+	old = rcu_replace_pointer(slot->live, t,
 				  lockdep_is_held(&install_lock));
 	t = NULL;
 	ret = 0;
@@ -521,6 +529,24 @@ out:
 	return ret;
 }
 
+/*
+ * The name of the table installed @n-th most recently for the first time
+ * (0: the newest), or NULL: /proc/net/ip_tables_names lists them so, as
+ * x_tables lists its tables (xt_register_table() adds at the head).
+ */
+const char *ebpf_xt_table_by_age(unsigned int n)
+{
+	const char *name = NULL;
+	unsigned int i;
+
+	mutex_lock(&install_lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		if (ebpf_xt_slots[i].age && ebpf_xt_slots[i].age == tables_made - n)
+			name = ebpf_xt_slots[i].name;
+	mutex_unlock(&install_lock);
+	return name;
+}
+
 int __init ebpf_xt_init(void)
 {
 	return ebpf_xt_builtin_register();
@@ -528,17 +554,22 @@ int __init ebpf_xt_init(void)
 
 void ebpf_xt_exit(void)
 {
-	struct ebpf_xt_table *old;
+	struct ebpf_xt_table *old[EBPF_XT_NTABLES];
+	unsigned int i;
 
 	mutex_lock(&install_lock);
-	if (hooks_registered) {
-		ebpf_xt_hooks_unregister();	/* waits for packets in them */
-		hooks_registered = false;
+	for (i = 0; i < EBPF_XT_NTABLES; i++) {
+		struct ebpf_xt_slot *s = &ebpf_xt_slots[i];
+
+		ebpf_xt_hooks_unregister(s);	/* waits for packets in them */
+		old[i] = rcu_replace_pointer(s->live, NULL,
+					     lockdep_is_held(&install_lock));
+		s->age = 0;
 	}
-	old = rcu_replace_pointer(ebpf_xt_live, NULL,
-				  lockdep_is_held(&install_lock));
+	tables_made = 0;
 	mutex_unlock(&install_lock);
 	synchronize_net();
-	table_free(old, true);
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		table_free(old[i], true);
 	ebpf_xt_builtin_unregister();
 }

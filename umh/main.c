@@ -109,11 +109,11 @@ static int backend_commit(void *ctx, const struct ipt_table_view *t,
 	return enforce_commit(t, req->conntrack_on, err, err_len);
 }
 
-static int backend_read_counters(void *ctx, struct xt_counters *c,
-				 unsigned int n)
+static int backend_read_counters(void *ctx, unsigned int index,
+				 struct xt_counters *c, unsigned int n)
 {
 	(void)ctx;
-	return enforce_read_counters(c, n);
+	return enforce_read_counters(index, c, n);
 }
 
 static bool backend_kernel_checks(void *ctx)
@@ -122,10 +122,17 @@ static bool backend_kernel_checks(void *ctx)
 	return enforce_kernel_checks();
 }
 
+static unsigned int backend_tables(void *ctx)
+{
+	(void)ctx;
+	return enforce_tables();
+}
+
 static const struct ipt_backend_ops enforce_backend = {
 	.commit = backend_commit,
 	.read_counters = backend_read_counters,
 	.kernel_checks = backend_kernel_checks,
+	.tables = backend_tables,
 };
 
 static struct buf reply;

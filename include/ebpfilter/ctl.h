@@ -9,10 +9,9 @@
  * the helper at exec, an anonymous inode whose ioctls only ever come from
  * that process: fd EBPF_CTL_FD.
  *
- * The mechanism (docs/design.md): ebpfilter.ko registers the table's
- * netfilter hooks itself (NF_INET_LOCAL_IN, FORWARD, LOCAL_OUT at
- * NF_IP_PRI_FILTER, as iptable_filter), runs the helper's program for the
- * hook, and walks the rules itself, exactly as ipt_do_table() does with
+ * The mechanism (docs/design.md): ebpfilter.ko registers each table's
+ * netfilter hooks itself where iptable_<table> registers them (nat through
+ * nf_nat, as iptable_nat), runs the helper's program for the hook, and walks the rules itself, exactly as ipt_do_table() does with
  * the kernel's own xt_* extension code, from where the program stopped (a
  * rule no emitter serves: REJECT, LOG, limit, ...; EBPF_PROG_WALK), or
  * from the hook's entry for a hook the helper did not compile.
@@ -32,14 +31,6 @@
 /* The control file's fd in the helper at exec (kmod/umd_shim.c). */
 #define EBPF_CTL_FD		5
 
-/* The filter table's hooks a program can be given for, in this order. */
-enum ebpf_ctl_hook {
-	EBPF_CTL_LOCAL_IN,
-	EBPF_CTL_FORWARD,
-	EBPF_CTL_LOCAL_OUT,
-	EBPF_CTL_NHOOKS,
-};
-
 /* The number of netfilter hooks of an IPv4 table (NF_INET_NUMHOOKS). */
 #define EBPF_CTL_NF_HOOKS	5
 
@@ -47,7 +38,9 @@ enum ebpf_ctl_hook {
  * struct ebpf_ctl_install - a new rule set for a table, made live
  * @size:        sizeof(struct ebpf_ctl_install) (the ABI's version)
  * @flags:       0
- * @name:        the table ("filter"), NUL-terminated
+ * @name:        the table ("filter", "nat", "mangle", "raw", "security"),
+ *               NUL-terminated; its first install creates it (registers
+ *               its hooks; nat loads nf_nat)
  * @entries:     user pointer to the table's entries as in ipt_replace
  *               (struct ipt_entry...), already validated by the helper as
  *               translate_table() validates them (sizes, offsets, hooks,
@@ -57,22 +50,21 @@ enum ebpf_ctl_hook {
  *               counters zero.  The helper stores that copy.
  * @entries_size: bytes at @entries (ipt_replace.size)
  * @num_entries: ipt_replace.num_entries
- * @valid_hooks: ipt_replace.valid_hooks
+ * @valid_hooks: ipt_replace.valid_hooks: the table's own (else EINVAL)
  * @hook_entry:  ipt_replace.hook_entry (offsets into @entries)
  * @underflow:   ipt_replace.underflow
- * @prog_fd:     per hook (enum ebpf_ctl_hook): a BPF_PROG_TYPE_SCHED_CLS
+ * @prog_fd:     per netfilter hook (NF_INET_*): a BPF_PROG_TYPE_SCHED_CLS
  *               program that decides the hook's packets (see "Programs"),
- *               or -1: the module walks the hook's rules itself
+ *               or -1: the module walks the hook's rules itself (always
+ *               -1 for a hook the table does not have)
  * @counters_fd: a BPF_MAP_TYPE_ARRAY with one element, at least
  *               @num_entries struct ebpf_counter: the rules' counters,
  *               indexed by entry ordinal, shared by the programs and the
  *               module's walk (atomic adds)
- * @reserved:    0
  * @resume_fd:   with EBPF_INSTALL_F_RESUME in @flags: a
  *               BPF_MAP_TYPE_PERCPU_ARRAY with one struct ebpf_resume,
  *               where a program that returns EBPF_PROG_WALK left the point
  *               the module's walk continues from; else ignored
- * @reserved2:   0
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
@@ -91,11 +83,9 @@ struct ebpf_ctl_install {
 	__u32 valid_hooks;
 	__u32 hook_entry[EBPF_CTL_NF_HOOKS];
 	__u32 underflow[EBPF_CTL_NF_HOOKS];
-	__s32 prog_fd[EBPF_CTL_NHOOKS];
+	__s32 prog_fd[EBPF_CTL_NF_HOOKS];
 	__s32 counters_fd;
-	__u32 reserved;
 	__s32 resume_fd;
-	__u32 reserved2;
 };
 
 /* struct ebpf_ctl_install.flags */

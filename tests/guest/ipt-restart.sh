@@ -1,6 +1,6 @@
 #!/bin/bash
 # Nothing lost: after kill -9 of the helper, the restarted helper serves the
-# same rules and counters (the state it saved in the module's vault); a
+# same rules and counters of every table (the state it saved in the module's vault); a
 # rejected SET_REPLACE afterwards leaves them untouched; and a helper killed
 # after saving a change but before its reply reached the module leaves the
 # caller with an error and the previous tables in force, not the new ones.
@@ -12,6 +12,15 @@ tests/ipt/gen-ruleset 300 | ipt_drop_unenforceable | sed 's/^-A/[3:300] -A/' >"$
 iptables-legacy-restore -c <"$IPT_OUT/r.rules" || fail "restore"
 $IPT -A INPUT -m comment --comment "after restore" -j ACCEPT || fail "append"
 $IPT -Z FORWARD || fail "zero"
+# every table keeps its rules, counters and place (the save's order is
+# /proc/net/ip_tables_names'): made in this order, with counters
+$IPT -t raw -A OUTPUT -p udp --dport 53 -c 7 700 -j CT --notrack || fail "raw rule"
+$IPT -t nat -A POSTROUTING -s 10.0.0.0/8 -o lo -c 5 500 -j MASQUERADE || fail "nat rule"
+$IPT -t nat -A PREROUTING -d 10.9.0.1 -p tcp --dport 80 -j DNAT --to-destination 10.9.0.2:8080 ||
+	fail "nat DNAT rule"
+$IPT -t mangle -A PREROUTING -p tcp --dport 22 -c 3 300 -j MARK --set-mark 3 || fail "mangle rule"
+[ "$(tr '\n' ' ' </proc/net/ip_tables_names)" = "mangle nat raw filter " ] ||
+	fail "table order: $(tr '\n' ' ' </proc/net/ip_tables_names)"
 # save: iptables-legacy-save -c, normalized, into FILE; fails on save's
 # own status (not only the last command of the pipe's)
 save() {
@@ -30,6 +39,7 @@ kill_restart() {
 	save after$1
 	assert_new_helper "$old"
 	diff -u "$IPT_OUT/before$1" "$IPT_OUT/after$1" || fail "state lost in restart $1"
+	grep -q '^\*mangle' "$IPT_OUT/after$1" || fail "no mangle table in the save after restart $1"
 }
 kill_restart 1
 # twice in a row, with a change in between

@@ -10,8 +10,8 @@ struct fake_enforce fake;
 
 static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		       size_t err_len);
-static int fake_read_counters(void *ctx, struct xt_counters *c,
-			      unsigned int n);
+static int fake_read_counters(void *ctx, unsigned int index,
+			      struct xt_counters *c, unsigned int n);
 
 static bool fake_kernel_checks(void *ctx)
 {
@@ -75,13 +75,13 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	return 0;
 }
 
-static int fake_read_counters(void *ctx, struct xt_counters *c,
-			      unsigned int n)
+static int fake_read_counters(void *ctx, unsigned int index,
+			      struct xt_counters *c, unsigned int n)
 {
 	unsigned int i;
 
-	if (ctx != &fake)
-		abort();
+	if (ctx != &fake || index)
+		abort();	/* no backend op says it enforces more than filter */
 	if (fake.fail_read)
 		return fake.fail_read;
 	/* As load/commit.c: nothing committed or adopted yet, nothing counted. */

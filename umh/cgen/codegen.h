@@ -25,8 +25,18 @@ enum cg_mech {
 			 * own netfilter hooks (ebpfilter/ctl.h) */
 };
 
-/* The three filter hooks, in slot order (prog array: gen * 3 + hook). */
-enum cg_hook { CG_INPUT, CG_FORWARD, CG_OUTPUT, CG_NHOOKS };
+/*
+ * A table program's hook.  The first CG_NHOOKS are the filter table's, in
+ * slot order (prog array: gen * 3 + hook), the only ones the dispatcher
+ * mechanisms (netfilter, tc) serve; CG_KMOD also compiles the other
+ * tables' PRE_ROUTING and POST_ROUTING: CG_ALL_HOOKS in all.
+ */
+enum cg_hook {
+	CG_INPUT, CG_FORWARD, CG_OUTPUT,
+	CG_PREROUTING, CG_POSTROUTING,
+	CG_ALL_HOOKS,
+	CG_NHOOKS = CG_PREROUTING,
+};
 
 /* Facts about the running kernel (from its BTF) the NETFILTER prologue
  * needs: raw instructions have no CO-RE, so offsets are resolved here. */

@@ -224,9 +224,10 @@ static int depth_of(struct cg *c, unsigned int i, int *memo)
 int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		 struct cg_prog *out, char *err, size_t err_len)
 {
-	static const unsigned int nfhook[CG_NHOOKS] = {
-		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
-	unsigned int h = nfhook[o->hook], entry, under;
+	static const unsigned int nfhook[CG_ALL_HOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
+		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
+	unsigned int h, entry, under;
 	struct cg c = { .p = out, .ir = ir, .o = o, .fl = cg_flavor(o->mech),
 			.err = err, .err_len = err_len };
 	int drop_exit, pass_exit, ret_label, walk_label = -1, r;
@@ -234,6 +235,13 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	long opaque_at = -1, opaque_end = -1;
 
 	memset(out, 0, sizeof(*out));
+	if ((unsigned int)o->hook >= (o->mech == CG_KMOD ? CG_ALL_HOOKS :
+							   CG_NHOOKS)) {
+		snprintf(err, err_len, "no hook %u on the %s flavor", o->hook,
+			 c.fl->name);
+		return -EINVAL;
+	}
+	h = nfhook[o->hook];
 	if (!(ir->valid_hooks & (1u << h))) {
 		snprintf(err, err_len, "table has no hook %u", h);
 		return -EINVAL;

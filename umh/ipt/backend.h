@@ -31,21 +31,26 @@
  *                 may have been rewritten in place (same layout): what
  *                 GET_ENTRIES shows from then on (kmod: the module zeroes
  *                 the kernel-private tails of extensions ipt/ does not know)
- * @read_counters: add the packet/byte counts since the last commit, per
- *                 entry in blob order, to @c[0..n-1]; 0 or -errno
+ * @read_counters: add the packet/byte counts since the last commit of
+ *                 table @index (struct ipt_table_view.index), per entry
+ *                 in blob order, to @c[0..n-1]; 0 or -errno
  * @kernel_checks: does the enforcing kernel side check every match and
  *                 target itself, as ip_tables would (kmod)?  Then ipt/
  *                 accepts extensions it has no descriptor for (name or
  *                 revision) and leaves their errnos to the commit.  NULL:
  *                 no
+ * @tables:        the tables it enforces, a bit per index
+ *                 (IPT_TABLE_NAMES); NULL: filter only
  *
  * Each gets the @ctx given to ipt_set_backend().
  */
 struct ipt_backend_ops {
 	int (*commit)(void *ctx, const struct ipt_table_view *t, char *err,
 		      size_t err_len);
-	int (*read_counters)(void *ctx, struct xt_counters *c, unsigned int n);
+	int (*read_counters)(void *ctx, unsigned int index, struct xt_counters *c,
+			     unsigned int n);
 	bool (*kernel_checks)(void *ctx);
+	unsigned int (*tables)(void *ctx);
 };
 
 /* Enforce through @ops from now on (before ipt_init()). */

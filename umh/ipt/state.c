@@ -49,8 +49,6 @@ struct snap_table {
 	uint32_t reserved;
 };
 
-static const char *const served_tables[] = { "filter" };
-#define N_SERVED (sizeof(served_tables) / sizeof(served_tables[0]))
 
 static int save_table(const struct ipt_stored_table *t, struct buf *out)
 {
@@ -81,12 +79,9 @@ int ipt_state_save_tables(struct buf *out)
 	int err;
 
 	err = buf_append(out, &h, sizeof(h));
-	for (i = 0; !err && i < N_SERVED; i++) {
-		const struct ipt_stored_table *t = ipt_table_find(served_tables[i]);
-
-		if (!t)
-			continue;
-		err = save_table(t, out);
+	/* in the order they were made: a restore makes them in it again */
+	for (i = 0; !err && ipt_table_at(i); i++) {
+		err = save_table(ipt_table_at(i), out);
 		h.num_tables++;
 	}
 	if (err) {
@@ -101,12 +96,10 @@ int ipt_state_save_counters(struct buf *out)
 {
 	unsigned int i;
 
-	for (i = 0; i < N_SERVED; i++) {
-		const struct ipt_stored_table *t = ipt_table_find(served_tables[i]);
+	for (i = 0; ipt_table_at(i); i++) {
+		const struct ipt_stored_table *t = ipt_table_at(i);
 		size_t n;
 
-		if (!t)
-			continue;
 		/*
 		 * Only the base counters (ADD_COUNTERS): what the BPF programs
 		 * counted stays in their counter map, which outlives this
@@ -173,7 +166,7 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 		return -EINVAL;
 	memcpy(&st, p, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
-	out->t = ipt_table_find(st.name);
+	out->t = ipt_table_slot(st.name);
 	if (!out->t || st.valid_hooks != out->t->valid_hooks)
 		return -EINVAL;
 	blob = take(data, len, pos, st.size);
@@ -215,7 +208,7 @@ static int parse_counters(const unsigned char *data, size_t len, size_t *pos,
 
 int ipt_state_restore(const void *data, size_t len)
 {
-	struct parsed_table parsed[N_SERVED];
+	struct parsed_table parsed[IPT_NTABLES];
 	const unsigned char *d = data;
 	unsigned int i, n = 0;
 	struct snap_header h;
@@ -228,18 +221,23 @@ int ipt_state_restore(const void *data, size_t len)
 	memcpy(&h, d, sizeof(h));
 	pos = sizeof(h);
 	if (h.magic != SNAP_MAGIC || h.version != SNAP_VERSION ||
-	    h.num_tables > N_SERVED)
+	    h.num_tables > IPT_NTABLES)
 		goto out;
 	/* All of it must be valid before any of it is committed. */
-	for (err = 0; !err && n < h.num_tables; n++)
+	for (err = 0; !err && n < h.num_tables; n++) {
 		err = parse_table(d, len, &pos, &parsed[n]);
+		for (i = 0; !err && i < n; i++)
+			if (parsed[i].t == parsed[n].t)
+				err = -EINVAL;	/* a table twice */
+	}
 	for (i = 0; !err && i < n; i++)
 		err = parse_counters(d, len, &pos, &parsed[i]);
 	if (!err && pos != len)
 		err = -EINVAL;
 	for (i = 0; !err && i < n; i++) {
 		/* The counts of the rules in force, adopted from the vault. */
-		err = ipt_backend_read_counters(parsed[i].base,
+		err = ipt_backend_read_counters(parsed[i].t->index,
+						parsed[i].base,
 						parsed[i].blob.num_entries);
 		if (!err)
 			err = ipt_table_commit(parsed[i].t, &parsed[i].blob,

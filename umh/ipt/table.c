@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The tables the helper serves (only "filter") and the iptables sockopts
- * on them: GET_INFO, GET_ENTRIES, the revision queries, SET_REPLACE and
+ * The tables the helper serves (ip_tables' five: filter, nat, mangle,
+ * raw, security; each created on first use, as ip_tables creates them from
+ * their iptable_<name> templates) and the iptables sockopts on them: GET_INFO, GET_ENTRIES, the revision queries, SET_REPLACE and
  * SET_ADD_COUNTERS, answered as ip_tables answers them
  * (net/ipv4/netfilter/ip_tables.c: get_info(), get_entries(),
  * do_replace(), __do_replace(), do_add_counters(), do_ipt_get_ctl()).
@@ -20,10 +21,18 @@
 #include "ipt/table.h"
 #include "lib/log.h"
 
-/* iptable_filter.c: FILTER_VALID_HOOKS */
-#define FILTER_VALID_HOOKS ((1 << NF_INET_LOCAL_IN) | \
-			    (1 << NF_INET_FORWARD) | \
-			    (1 << NF_INET_LOCAL_OUT))
+/* iptable_<name>.c's <NAME>_VALID_HOOKS, in IPT_TABLE_NAMES order */
+#define HOOK(h)	(1u << NF_INET_##h)
+static const unsigned int table_hooks[IPT_NTABLES] = {
+	HOOK(LOCAL_IN) | HOOK(FORWARD) | HOOK(LOCAL_OUT),		/* filter */
+	HOOK(PRE_ROUTING) | HOOK(LOCAL_IN) | HOOK(LOCAL_OUT) |
+		HOOK(POST_ROUTING),					/* nat */
+	HOOK(PRE_ROUTING) | HOOK(LOCAL_IN) | HOOK(FORWARD) |
+		HOOK(LOCAL_OUT) | HOOK(POST_ROUTING),			/* mangle */
+	HOOK(PRE_ROUTING) | HOOK(LOCAL_OUT),				/* raw */
+	HOOK(LOCAL_IN) | HOOK(FORWARD) | HOOK(LOCAL_OUT),		/* security */
+};
+#undef HOOK
 
 /* The enforcement backend (main.c's, or a test's fake). */
 static struct {
@@ -37,11 +46,20 @@ void ipt_set_backend(const struct ipt_backend_ops *ops, void *ctx)
 	backend.ctx = ctx;
 }
 
-int ipt_backend_read_counters(struct xt_counters *c, unsigned int n)
+int ipt_backend_read_counters(unsigned int index, struct xt_counters *c,
+			      unsigned int n)
 {
 	if (!backend.ops)
 		return -ENODEV;
-	return backend.ops->read_counters(backend.ctx, c, n);
+	return backend.ops->read_counters(backend.ctx, index, c, n);
+}
+
+/* The tables the backend can enforce (bit per index): filter at least. */
+static unsigned int backend_tables(void)
+{
+	if (!backend.ops || !backend.ops->tables)
+		return 1;
+	return backend.ops->tables(backend.ctx) | 1;
 }
 
 bool ipt_backend_kernel_checks(void)
@@ -58,21 +76,80 @@ static int backend_commit(const struct ipt_table_view *v, char *why,
 	return backend.ops->commit(backend.ctx, v, why, why_len);
 }
 
-static struct ipt_stored_table filter_table = {
-	.name = "filter",
-	.valid_hooks = FILTER_VALID_HOOKS,
-};
+static struct ipt_stored_table tables[IPT_NTABLES];
+
+/* The tables made so far (indexes), in the order they were made: the
+ * snapshot keeps it, as the module keeps it for /proc/net/ip_tables_names */
+static unsigned int made[IPT_NTABLES], n_made;
+
+static void note_made(const struct ipt_stored_table *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < n_made; i++)
+		if (made[i] == t->index)
+			return;
+	made[n_made++] = t->index;
+}
+
+struct ipt_stored_table *ipt_table_slot(const char *name)
+{
+	static const char *const names[IPT_NTABLES] = IPT_TABLE_NAMES;
+	unsigned int i;
+
+	for (i = 0; i < IPT_NTABLES; i++) {
+		if (strcmp(name, names[i]))
+			continue;
+		if (!tables[i].valid_hooks) {
+			strcpy(tables[i].name, names[i]);
+			tables[i].index = i;
+			tables[i].valid_hooks = table_hooks[i];
+		}
+		return &tables[i];
+	}
+	return NULL;
+}
 
 struct ipt_stored_table *ipt_table_find(const char *name)
 {
-	/*
-	 * ip_tables would request_module("iptable_%s") first; nat, mangle,
-	 * raw and security are tables we do not serve, so for them, as for
-	 * any other name, the answer is the same -ENOENT.
-	 */
-	if (!filter_table.blob.entries || strcmp(name, filter_table.name))
+	struct ipt_stored_table *t = ipt_table_slot(name);
+
+	return t && t->blob.entries ? t : NULL;
+}
+
+struct ipt_stored_table *ipt_table_at(unsigned int n)
+{
+	return n < n_made ? &tables[made[n]] : NULL;
+}
+
+static int build_initial_table(const struct ipt_stored_table *t,
+			       struct ipt_blob *out);
+
+/*
+ * The table a request names, made on first use as ip_tables makes it
+ * (xt_find_table_lock() runs the iptable_<name> template's table_init():
+ * the built-in chains with ACCEPT policies) and put in force; NULL for a
+ * name ip_tables has no table for, or one the backend cannot enforce
+ * (the tc and netfilter mechanisms: filter only), -ENOENT to the caller
+ * as from ip_tables without the iptable_<name> module.
+ */
+static struct ipt_stored_table *table_use(const char *name)
+{
+	struct ipt_stored_table *t = ipt_table_slot(name);
+	struct ipt_blob initial;
+
+	if (!t || t->blob.entries)
+		return t && t->blob.entries ? t : NULL;
+	if (!(backend_tables() & (1u << t->index)))
 		return NULL;
-	return &filter_table;
+	if (build_initial_table(t, &initial))
+		return NULL;
+	if (ipt_table_commit(t, &initial, NULL, NULL)) {
+		ipt_blob_free(&initial);
+		return NULL;
+	}
+	log_info("iptables: table %s created\n", t->name);
+	return t;
 }
 
 int ipt_table_read_counters(const struct ipt_stored_table *t,
@@ -83,7 +160,7 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 	memcpy(c, t->base, t->blob.num_entries * sizeof(*c));
 	if (!t->committed)
 		return 0;	/* nothing in force yet, nothing counted */
-	err = ipt_backend_read_counters(c, t->blob.num_entries);
+	err = ipt_backend_read_counters(t->index, c, t->blob.num_entries);
 	if (err)
 		log_err("iptables: reading the rule counters failed (%d)\n", err);
 	return err;
@@ -94,6 +171,7 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 {
 	struct ipt_table_view v = {
 		.name = t->name,
+		.index = t->index,
 		.entries = b->entries,
 		.size = b->size,
 		.num_entries = b->num_entries,
@@ -146,6 +224,7 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	t->blob = *nb;
 	t->base = nbase;
 	t->committed = true;
+	note_made(t);
 	tables_generation++;
 	memset(nb, 0, sizeof(*nb));
 	return 0;
@@ -155,11 +234,12 @@ fail:
 }
 
 /*
- * xt_alloc_initial_table() (xt_repldata.h) for iptable_filter: one
- * ACCEPT policy per hook in hook order, then the ERROR tail; it goes
+ * xt_alloc_initial_table() (xt_repldata.h) for iptable_<name>: one ACCEPT
+ * policy per hook of the table in hook order, then the ERROR tail; it goes
  * through translate_table() like any table, and so does ours.
  */
-static int build_initial_table(struct ipt_blob *out)
+static int build_initial_table(const struct ipt_stored_table *t,
+			       struct ipt_blob *out)
 {
 	struct initial_standard {
 		struct ipt_entry entry;
@@ -170,7 +250,7 @@ static int build_initial_table(struct ipt_blob *out)
 		struct xt_error_target target;
 	};
 	struct {
-		struct initial_standard policy[3];
+		struct initial_standard policy[NF_INET_NUMHOOKS];
 		struct initial_error tail;
 	} tbl;
 	struct ipt_replace repl;
@@ -178,15 +258,13 @@ static int build_initial_table(struct ipt_blob *out)
 
 	memset(&tbl, 0, sizeof(tbl));
 	memset(&repl, 0, sizeof(repl));
-	strcpy(repl.name, filter_table.name);
-	repl.valid_hooks = FILTER_VALID_HOOKS;
-	repl.num_entries = 4;
-	repl.size = sizeof(tbl);
+	strcpy(repl.name, t->name);
+	repl.valid_hooks = t->valid_hooks;
 
 	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
 		struct initial_standard *p;
 
-		if (!(FILTER_VALID_HOOKS & (1 << hook)))
+		if (!(t->valid_hooks & (1 << hook)))
 			continue;
 		p = &tbl.policy[i++];
 		repl.hook_entry[hook] = bytes;
@@ -198,52 +276,68 @@ static int build_initial_table(struct ipt_blob *out)
 		p->target.verdict = -NF_ACCEPT - 1;
 		bytes += sizeof(*p);
 	}
-	tbl.tail.entry.target_offset = sizeof(struct ipt_entry);
-	tbl.tail.entry.next_offset = sizeof(tbl.tail);
-	tbl.tail.target.target.u.user.target_size =
-		XT_ALIGN(sizeof(tbl.tail.target));
-	strcpy(tbl.tail.target.target.u.user.name, XT_ERROR_TARGET);
-	strcpy(tbl.tail.target.errorname, "ERROR");
+	/* the tail right after the last policy */
+	{
+		struct initial_error *tail = (void *)&tbl.policy[i];
 
+		memset(tail, 0, sizeof(*tail));
+		tail->entry.target_offset = sizeof(struct ipt_entry);
+		tail->entry.next_offset = sizeof(*tail);
+		tail->target.target.u.user.target_size =
+			XT_ALIGN(sizeof(tail->target));
+		strcpy(tail->target.target.u.user.name, XT_ERROR_TARGET);
+		strcpy(tail->target.errorname, "ERROR");
+		bytes += sizeof(*tail);
+	}
+	repl.num_entries = i + 1;
+	repl.size = bytes;
 	return ipt_translate(&repl, &tbl, out);
 }
 
+/*
+ * Only filter exists from the start (as on a host where iptable_filter is
+ * loaded); the other tables are made on first use, or by the restore.
+ */
 int ipt_init(bool restore_follows)
 {
+	struct ipt_stored_table *filter;
 	struct ipt_blob initial;
+	unsigned int i;
 	int err;
 
-	err = build_initial_table(&initial);
+	for (i = 0; i < IPT_NTABLES; i++) {
+		ipt_blob_free(&tables[i].blob);
+		free(tables[i].base);
+		memset(&tables[i], 0, sizeof(tables[i]));
+	}
+	n_made = 0;
+	filter = ipt_table_slot("filter");
+	err = build_initial_table(filter, &initial);
 	if (err) {
 		log_err("iptables: the initial filter table is invalid (%d)\n",
 			err);
 		return err;
 	}
-	ipt_blob_free(&filter_table.blob);
-	free(filter_table.base);
-	filter_table.base = NULL;
-	filter_table.committed = false;
-
 	if (!restore_follows) {
-		err = ipt_table_commit(&filter_table, &initial, NULL, NULL);
+		err = ipt_table_commit(filter, &initial, NULL, NULL);
 		if (err)
 			ipt_blob_free(&initial);
 		return err;
 	}
 
 	/* Served as is until the restore commits the previous state. */
-	filter_table.base = calloc(initial.num_entries, sizeof(*filter_table.base));
-	if (!filter_table.base) {
+	filter->base = calloc(initial.num_entries, sizeof(*filter->base));
+	if (!filter->base) {
 		ipt_blob_free(&initial);
 		return -ENOMEM;
 	}
-	filter_table.blob = initial;
+	filter->blob = initial;
+	note_made(filter);
 	return 0;
 }
 
-int ipt_table_commit_pending(void)
+static int commit_pending(struct ipt_stored_table *t)
 {
-	struct ipt_stored_table *t = &filter_table;
 	struct ipt_blob b;
 	int err;
 
@@ -258,6 +352,16 @@ int ipt_table_commit_pending(void)
 	err = ipt_table_commit(t, &b, t->base, NULL);
 	if (err)
 		free(b.entries);
+	return err;
+}
+
+int ipt_table_commit_pending(void)
+{
+	unsigned int i;
+	int err = 0;
+
+	for (i = 0; i < IPT_NTABLES && !err; i++)
+		err = commit_pending(&tables[i]);
 	return err;
 }
 
@@ -276,7 +380,7 @@ static int get_info(const void *in, size_t in_len, size_t user_len,
 	memcpy(name, in, sizeof(name));
 	name[sizeof(name) - 1] = '\0';
 
-	t = ipt_table_find(name);
+	t = table_use(name);
 	if (!t)
 		return -ENOENT;
 	info = buf_append_zero(out, sizeof(*info));
@@ -313,7 +417,7 @@ static int get_entries(const void *in, size_t in_len, size_t user_len,
 		return -EINVAL;
 	get.name[sizeof(get.name) - 1] = '\0';
 
-	t = ipt_table_find(get.name);
+	t = table_use(get.name);
 	if (!t)
 		return -ENOENT;
 	if (get.size != t->blob.size)
@@ -382,7 +486,7 @@ static int replace(const void *in, size_t in_len, struct buf *out)
 	if (err)
 		return err;
 
-	t = ipt_table_find(repl.name);
+	t = table_use(repl.name);
 	if (!t) {
 		err = -ENOENT;
 		goto fail;
@@ -429,7 +533,7 @@ static int add_counters(const void *in, size_t in_len)
 	    in_len - sizeof(info))
 		return -EINVAL;
 
-	t = ipt_table_find(info.name);
+	t = table_use(info.name);
 	if (!t)
 		return -ENOENT;
 	if (t->blob.num_entries != info.num_counters)

@@ -7,7 +7,7 @@
  *   validate.c  translate_table(): the structural checks of SET_REPLACE
  *   ext.c       extension lookups and checks, by the descriptors of the
  *               extensions we serve (ext/ext.h)
- *   table.c     the stored filter table, the sockopt handlers, and the
+ *   table.c     the stored tables, the sockopt handlers, and the
  *               way out to the enforcement backend (backend.h)
  *   state.c     the tables serialized for helper restarts
  *               (vault/state_store.c)
@@ -88,7 +88,8 @@ void ipt_ext_normalize(struct ipt_entry *e);
 
 /**
  * struct ipt_stored_table - a table as the helper serves it
- * @name:        "filter"
+ * @name:        "filter", "nat", "mangle", "raw", "security"
+ * @index:       its place in IPT_TABLE_NAMES
  * @valid_hooks: the hooks the table has (fixed, like xt_table.valid_hooks)
  * @blob:        the committed rules
  * @base:        per entry: counters the enforcement backend does not hold,
@@ -100,22 +101,31 @@ void ipt_ext_normalize(struct ipt_entry *e);
  */
 struct ipt_stored_table {
 	char name[XT_TABLE_MAXNAMELEN];
+	unsigned int index;
 	unsigned int valid_hooks;
 	struct ipt_blob blob;
 	struct xt_counters *base;
 	bool committed;
 };
 
-/* The table called @name (already NUL-terminated), or NULL. */
+/* The table called @name (already NUL-terminated) if it exists, or NULL. */
 struct ipt_stored_table *ipt_table_find(const char *name);
+
+/* The place of a table ip_tables has (made or not), or NULL.  A commit
+ * into it makes it. */
+struct ipt_stored_table *ipt_table_slot(const char *name);
+
+/* The @n-th table made (0: filter), or NULL past the last. */
+struct ipt_stored_table *ipt_table_at(unsigned int n);
 
 /* ipt_backend_ops.kernel_checks: the kernel checks extensions we do not
  * know (ext.c leaves them to it) */
 bool ipt_backend_kernel_checks(void);
 
-/* Add the backend's counts since the last commit to @c[0..n-1]
- * (ipt_backend_ops.read_counters); 0 or -errno. */
-int ipt_backend_read_counters(struct xt_counters *c, unsigned int n);
+/* Add the backend's counts of table @index since its last commit to
+ * @c[0..n-1] (ipt_backend_ops.read_counters); 0 or -errno. */
+int ipt_backend_read_counters(unsigned int index, struct xt_counters *c,
+			      unsigned int n);
 
 /* @c[0..num_entries-1] = base + enforcement counters of @t.  0 or -errno. */
 int ipt_table_read_counters(const struct ipt_stored_table *t,

@@ -9,9 +9,15 @@
 
 #include <stddef.h>
 
+/* ip_tables' tables, in this order: a table's index (struct
+ * ipt_table_view.index) is its place here */
+#define IPT_TABLE_NAMES	{ "filter", "nat", "mangle", "raw", "security" }
+#define IPT_NTABLES	5
+
 /**
  * struct ipt_table_view - a validated table, in ip_tables' own blob layout
- * @name:        table name ("filter")
+ * @name:        table name ("filter", "nat", ...)
+ * @index:       its place in IPT_TABLE_NAMES (0: filter)
  * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
  *               (validated: offsets, jumps, extension payloads all checked);
  *               a backend's commit may rewrite it in place, same layout
@@ -24,6 +30,7 @@
  */
 struct ipt_table_view {
 	const char *name;
+	unsigned int index;
 	void *entries;
 	size_t size;
 	unsigned int num_entries;

@@ -66,9 +66,9 @@ struct enf_probed {
 static struct {
 	bool probed, inited, attached;
 	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
-	bool live_uses_ct;	/* the rules in force use conntrack */
+	bool live_uses_ct[VAULT_TABLES];	/* rules in force use conntrack */
 	struct enf_kernel ek;
-	struct vault_objs o;	/* o.nentries: entries counted in o.ctr_fd */
+	struct vault_objs o;	/* per table: o.nentries counted in o.ctr_fd */
 } S = { .o = VAULT_OBJS_NONE };
 
 static void xclose(int *fd)
@@ -85,7 +85,8 @@ static void close_objs(struct vault_objs *o)
 	xclose(&o->gen_fd);
 	xclose(&o->progs_fd);
 	xclose(&o->ifinfo_fd);
-	xclose(&o->ctr_fd);
+	for (i = 0; i < VAULT_TABLES; i++)
+		xclose(&o->ctr_fd[i]);
 	for (i = 0; i < CG_NHOOKS; i++) {
 		xclose(&o->link[i]);
 		xclose(&o->disp[i]);
@@ -247,9 +248,17 @@ bool enforce_kernel_checks(void)
 	return S.inited && S.ek.ops->install;
 }
 
+unsigned int enforce_tables(void)
+{
+	return S.inited && S.ek.ops->install ? (1u << VAULT_TABLES) - 1 : 1;
+}
+
 bool enforce_uses_conntrack(void)
 {
-	return S.live_uses_ct;
+	for (int i = 0; i < VAULT_TABLES; i++)
+		if (S.live_uses_ct[i])
+			return true;
+	return false;
 }
 
 /* Empty the idle generation's program slots again. */
@@ -294,13 +303,14 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 	return r;
 }
 
-/* The new counters map @ctr and @ir's facts are in force: keep them. */
-static void committed(const struct ir_table *ir, int ctr)
+/* Table @index's new counters map @ctr and @ir's facts are in force:
+ * keep them. */
+static void committed(unsigned int index, const struct ir_table *ir, int ctr)
 {
-	S.live_uses_ct = ir->uses_ct;
-	xclose(&S.o.ctr_fd);
-	S.o.ctr_fd = ctr;
-	S.o.nentries = ir->nrules;
+	S.live_uses_ct[index] = ir->uses_ct;
+	xclose(&S.o.ctr_fd[index]);
+	S.o.ctr_fd[index] = ctr;
+	S.o.nentries[index] = ir->nrules;
 	vault_store();
 }
 
@@ -317,9 +327,10 @@ static void committed(const struct ir_table *ir, int ctr)
 static int commit_install(const struct ipt_table_view *t, char *err,
 			  size_t err_len)
 {
-	static const unsigned int nfhook[CG_NHOOKS] = {
-		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT };
-	int fds[CG_NHOOKS] = { -1, -1, -1 };
+	static const unsigned int nfhook[CG_ALL_HOOKS] = {
+		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
+		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
+	int fds[CG_ALL_HOOKS] = { -1, -1, -1, -1, -1 };
 	struct ir_table ir;
 	unsigned int h, walked;
 	int ctr, resume = -1, r;
@@ -341,7 +352,9 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 			log_warn("enforcement: resume map: %s\n",
 				 strerror(-resume));
 	}
-	for (h = 0; h < CG_NHOOKS; h++) {
+	for (h = 0; h < CG_ALL_HOOKS; h++) {
+		if (!(t->valid_hooks & (1u << nfhook[h])))
+			continue;
 		/* a hook the code generator or the verifier refuses (chains
 		 * nested deeper than BPF calls go, limits) is walked: the
 		 * walk is ip_tables' own, so the table is never refused for
@@ -360,14 +373,14 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 	if (!r)
 		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
 	/* the module holds what it runs */
-	for (h = 0; h < CG_NHOOKS; h++)
+	for (h = 0; h < CG_ALL_HOOKS; h++)
 		xclose(&fds[h]);
 	xclose(&resume);
 	if (r) {
 		close(ctr);
 		goto out;
 	}
-	committed(&ir, ctr);
+	committed(t->index, &ir, ctr);
 out:
 	ir_free(&ir);
 	return r;
@@ -383,12 +396,13 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 
 	if (!S.inited)
 		return -ENODEV;
-	if (strcmp(t->name, "filter")) {
-		snprintf(err, err_len, "table %s is not enforced", t->name);
-		return -EOPNOTSUPP;
-	}
 	if (S.ek.ops->install)
 		return commit_install(t, err, err_len);
+	if (t->index) {	/* the dispatchers run the filter table's hooks */
+		snprintf(err, err_len, "table %s needs the kmod mechanism",
+			 t->name);
+		return -EOPNOTSUPP;
+	}
 	r = ir_build(t, &ir, err, err_len);
 	if (r)
 		return r;
@@ -423,7 +437,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		S.attached = true;
 	}
 	S.o.gen = idle;
-	committed(&ir, ctr);
+	committed(0, &ir, ctr);
 	ir_free(&ir);
 	return 0;
 
@@ -436,12 +450,14 @@ out:
 	return r;
 }
 
-int enforce_read_counters(struct xt_counters *c, unsigned int n)
+int enforce_read_counters(unsigned int index, struct xt_counters *c,
+			  unsigned int n)
 {
-	if (S.o.ctr_fd < 0)
+	if (index >= VAULT_TABLES || S.o.ctr_fd[index] < 0)
 		return 0;	/* nothing committed yet: nothing counted */
-	return enf_counters_add(S.o.ctr_fd, c,
-				n < S.o.nentries ? n : S.o.nentries);
+	return enf_counters_add(S.o.ctr_fd[index], c,
+				n < S.o.nentries[index] ? n :
+				S.o.nentries[index]);
 }
 
 void enforce_shutdown(void)

@@ -37,6 +37,11 @@ int enforce_init(const char *want, char *mech, size_t mech_len);
  * ipt/ accepts those it does not know (ipt_backend_ops.kernel_checks). */
 bool enforce_kernel_checks(void);
 
+/* The tables the mechanism enforces, a bit per ipt_table_view.index: all
+ * of ip_tables' with kmod (the module runs every table's hooks), filter
+ * alone with the others. */
+unsigned int enforce_tables(void);
+
 /*
  * Connection tracking (see EBPF_F_CONNTRACK_ON in proto.h): a table that
  * needs it while the module has it off is not committed: enforce_commit()
@@ -57,9 +62,11 @@ bool enforce_kernel_checks(void);
 int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		   char *err, size_t err_len);
 
-/* Add the packet/byte counts matched since the last commit, per entry in
- * blob order, to @c[0..n-1].  0 or -errno. */
-int enforce_read_counters(struct xt_counters *c, unsigned int n);
+/* Add the packet/byte counts matched since the last commit of table
+ * @index (ipt_table_view.index), per entry in blob order, to @c[0..n-1].
+ * 0 or -errno. */
+int enforce_read_counters(unsigned int index, struct xt_counters *c,
+			  unsigned int n);
 
 /* Do the rules in force use state/conntrack matches? */
 bool enforce_uses_conntrack(void);

@@ -67,7 +67,7 @@ struct enf_mech_ops {
 	void (*readopt)(struct vault_objs *o);
 	void (*detach)(struct vault_objs *o);
 	int (*install)(const struct ipt_table_view *t,
-		       const int prog_fd[CG_NHOOKS], int counters_fd,
+		       const int prog_fd[CG_ALL_HOOKS], int counters_fd,
 		       int resume_fd, char *err, size_t len);
 };
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The kmod mechanism: ebpfilter.ko registers the filter table's netfilter
- * hooks itself (LOCAL_IN, FORWARD, LOCAL_OUT at NF_IP_PRI_FILTER) and runs,
+ * The kmod mechanism: ebpfilter.ko registers every table's netfilter
+ * hooks itself, where iptable_<table> registers them (filter: LOCAL_IN,
+ * FORWARD, LOCAL_OUT at NF_IP_PRI_FILTER; nat through nf_nat), and runs,
  * per hook, the SCHED_CLS program the helper gave it (cgen's CG_KMOD
  * flavor), which stops at a rule without an emitter (ir_kernel_hooks())
  * and hands the packet to the module's walk from there (EBPF_PROG_WALK,
@@ -33,11 +34,6 @@
 #include "lib/log.h"
 #include "load/mech.h"
 
-_Static_assert((int)CG_NHOOKS == (int)EBPF_CTL_NHOOKS &&
-	       (int)CG_INPUT == (int)EBPF_CTL_LOCAL_IN &&
-	       (int)CG_FORWARD == (int)EBPF_CTL_FORWARD &&
-	       (int)CG_OUTPUT == (int)EBPF_CTL_LOCAL_OUT,
-	       "prog_fd[] is indexed by enum cg_hook");
 _Static_assert(EBPF_CTL_NF_HOOKS == NF_INET_NUMHOOKS, "hook_entry[] sizes");
 _Static_assert(sizeof(struct ebpf_counter) == sizeof(struct cg_counter),
 	       "the programs' counters are the module's");
@@ -82,7 +78,7 @@ static void kmod_detach(struct vault_objs *o)
 }
 
 static int kmod_install(const struct ipt_table_view *t,
-			const int prog_fd[CG_NHOOKS], int counters_fd,
+			const int prog_fd[CG_ALL_HOOKS], int counters_fd,
 			int resume_fd, char *err, size_t len)
 {
 	struct ebpf_ctl_install in;
@@ -102,8 +98,11 @@ static int kmod_install(const struct ipt_table_view *t,
 		in.hook_entry[h] = t->hook_entry[h];
 		in.underflow[h] = t->underflow[h];
 	}
-	for (h = 0; h < EBPF_CTL_NHOOKS; h++)
-		in.prog_fd[h] = prog_fd[h];
+	in.prog_fd[NF_INET_PRE_ROUTING] = prog_fd[CG_PREROUTING];
+	in.prog_fd[NF_INET_LOCAL_IN] = prog_fd[CG_INPUT];
+	in.prog_fd[NF_INET_FORWARD] = prog_fd[CG_FORWARD];
+	in.prog_fd[NF_INET_LOCAL_OUT] = prog_fd[CG_OUTPUT];
+	in.prog_fd[NF_INET_POST_ROUTING] = prog_fd[CG_POSTROUTING];
 	in.counters_fd = counters_fd;
 	in.resume_fd = -1;
 	if (resume_fd >= 0) {	/* programs may stop at a kernel rule */
@@ -122,7 +121,7 @@ static int kmod_install(const struct ipt_table_view *t,
 
 const struct enf_mech_ops enf_mech_kmod = {
 	.name = "kmod",
-	.hooks = "ebpfilter.ko's own netfilter hooks at LOCAL_IN/FORWARD/LOCAL_OUT, priority 0",
+	.hooks = "ebpfilter.ko's own netfilter hooks, where ip_tables' tables have theirs",
 	.cg = CG_KMOD,
 	.conntrack = true,
 	.dispatchers = 0,

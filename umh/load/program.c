@@ -265,8 +265,9 @@ int enf_load_hook_resume(const struct ir_table *ir,
 			 int counters_fd, int ifinfo_fd, int resume_fd,
 			 int *fd, char *err, size_t err_len)
 {
-	static const char *const names[] = { "ebpf_input", "ebpf_forward",
-					     "ebpf_output" };
+	static const char *const names[CG_ALL_HOOKS] = {
+		"ebpf_input", "ebpf_forward", "ebpf_output", "ebpf_prerouting",
+		"ebpf_postrouting" };
 	struct cg_opts o = {
 		.mech = ek->mech, .hook = hook,
 		.k = ek->have_btf ? &ek->k : NULL,
@@ -278,7 +279,7 @@ int enf_load_hook_resume(const struct ir_table *ir,
 	struct cg_prog p;
 	int r;
 
-	r = codegen_hook(ir, &o, &p, err, err_len);
+	r = codegen_hook(ir, &o, &p, err, err_len);	/* checks @hook */
 	if (r)
 		return r;
 	r = enf_load(ek->mech, &p, &shared, names[hook], fd, err, err_len);

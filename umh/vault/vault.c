@@ -35,12 +35,13 @@
 #define VAULT_SEND_FD	3
 #define VAULT_RECV_FD	4
 #define VAULT_MAGIC	0x544c5645u	/* "EVLT" */
-#define VAULT_VERSION	2
+#define VAULT_VERSION	3
 /* Messages vault_empty() dequeues at most: one is queued, a few in races. */
 #define VAULT_DRAIN_MAX	8
 
 enum vault_role {
-	VR_GEN = 1, VR_PROGS, VR_CTR, VR_IFINFO,
+	VR_GEN = 1, VR_PROGS, VR_IFINFO,
+	VR_CTR0, VR_CTR4 = VR_CTR0 + VAULT_TABLES - 1,
 	VR_DISP0, VR_DISP1, VR_DISP2,
 	VR_LINK0, VR_LINK1, VR_LINK2,
 	VR_STATE,	/* + slot * VAULT_STATE_PARTS + part */
@@ -52,7 +53,7 @@ _Static_assert(VR_DISP2 - VR_DISP0 + 1 == VAULT_HOOKS &&
 	       "a dispatcher and a link role per hook");
 
 struct vault_hdr {
-	__u32 magic, version, mech, gen, nfds, nentries;
+	__u32 magic, version, mech, gen, nfds, nentries[VAULT_TABLES];
 	__u32 state_id[VAULT_STATES], state_len[VAULT_STATES][VAULT_STATE_PARTS];
 	__u32 roles[VR_MAX];
 };
@@ -151,11 +152,12 @@ int vault_store(void)
 		return -ENOTCONN;
 	h.mech = o->mech;
 	h.gen = o->gen;
-	h.nentries = o->nentries;
+	memcpy(h.nentries, o->nentries, sizeof(h.nentries));
 #define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
 	PUT(o->gen_fd, VR_GEN);
 	PUT(o->progs_fd, VR_PROGS);
-	PUT(o->ctr_fd, VR_CTR);
+	for (i = 0; i < VAULT_TABLES; i++)
+		PUT(o->ctr_fd[i], VR_CTR0 + i);
 	PUT(o->ifinfo_fd, VR_IFINFO);
 	for (i = 0; i < VAULT_HOOKS; i++) {
 		PUT(o->disp[i], VR_DISP0 + i);
@@ -333,7 +335,8 @@ static bool adopt_obj(unsigned int role, int fd)
 	switch (role) {
 	case VR_GEN: o->gen_fd = fd; break;
 	case VR_PROGS: o->progs_fd = fd; break;
-	case VR_CTR: o->ctr_fd = fd; break;
+	case VR_CTR0 ... VR_CTR4:
+		o->ctr_fd[role - VR_CTR0] = fd; break;
 	case VR_IFINFO: o->ifinfo_fd = fd; break;
 	case VR_DISP0: case VR_DISP1: case VR_DISP2:
 		o->disp[role - VR_DISP0] = fd; break;
@@ -384,6 +387,6 @@ int vault_adopt(void)
 	if (!same_mech)
 		return 0;
 	V.objs->gen = h.gen & 1;
-	V.objs->nentries = h.nentries;
+	memcpy(V.objs->nentries, h.nentries, sizeof(h.nentries));
 	return 1;
 }

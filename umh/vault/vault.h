@@ -13,26 +13,31 @@
 /* Hooks with a dispatcher and a link (load/: CG_NHOOKS). */
 #define VAULT_HOOKS		3
 
+/* Tables with a counters map (ipt/: IPT_NTABLES). */
+#define VAULT_TABLES		5
+
 /**
  * struct vault_objs - the BPF objects in force, as the vault parks them
  * @mech:     the mechanism that made them (load/'s enum cg_mech); a helper
  *            on another mechanism does not adopt them
  * @gen:      the live generation (0/1)
- * @nentries: entries counted in @ctr_fd
- * @gen_fd, @progs_fd, @ctr_fd, @ifinfo_fd: maps (load/commit.c); -1: none
+ * @nentries: per table: entries counted in @ctr_fd
+ * @gen_fd, @progs_fd, @ifinfo_fd: maps (load/commit.c); -1: none
+ * @ctr_fd:   per table (ipt/'s index): its counters map; -1: none
  * @disp:     dispatcher programs, per hook; -1: none
  * @link:     their links, per hook; -1: none
  *
  * The fds belong to load/; the vault sends what they are when it stores.
  */
 struct vault_objs {
-	__u32 mech, gen, nentries;
-	int gen_fd, progs_fd, ctr_fd, ifinfo_fd;
+	__u32 mech, gen, nentries[VAULT_TABLES];
+	int gen_fd, progs_fd, ctr_fd[VAULT_TABLES], ifinfo_fd;
 	int disp[VAULT_HOOKS];
 	int link[VAULT_HOOKS];
 };
 
-#define VAULT_OBJS_NONE { .gen_fd = -1, .progs_fd = -1, .ctr_fd = -1,	\
+#define VAULT_OBJS_NONE { .gen_fd = -1, .progs_fd = -1,		\
+			  .ctr_fd = { -1, -1, -1, -1, -1 },		\
 			  .ifinfo_fd = -1, .disp = { -1, -1, -1 },	\
 			  .link = { -1, -1, -1 } }
 
