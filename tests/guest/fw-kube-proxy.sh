@@ -71,7 +71,7 @@
 # Each part must be identical under both engines; the ip_tables run must
 # itself show the behaviour above, or the test fails as a broken reference.
 # Ends with "N passed, N failed" over the parts.
-# run-all-cost: 240
+# run-all-cost: 300
 . tests/guest/fw-lib.sh
 
 KP_NET="python3 tests/fw/kp-net.py"
