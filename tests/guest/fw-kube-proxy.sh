@@ -71,7 +71,8 @@
 # Each part must be identical under both engines; the ip_tables run must
 # itself show the behaviour above, or the test fails as a broken reference.
 # Ends with "N passed, N failed" over the parts.
-# run-all-cost: 300
+# run-all-timeout: 900
+# run-all-cost: 400
 . tests/guest/fw-lib.sh
 
 KP_NET="python3 tests/fw/kp-net.py"
@@ -347,6 +348,9 @@ cmp -s "$o.save.ip_tables" "$o.save2.ip_tables" ||
 	{ diff -u "$o.save.ip_tables" "$o.save2.ip_tables"; fail "under ip_tables, the re-syncs changed the rules"; }
 
 fw_second_engine
+# what serves the tables now must not be ip_tables' modules (nat included)
+[ "${FW_BOTH_IP_TABLES:-}" = 1 ] || ! lsmod | grep -E '^(ip_tables|iptable_[a-z]+) ' ||
+	fail "ip_tables modules still loaded beside ebpfilter"
 run_kube ebpfilter 26000
 cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
 
