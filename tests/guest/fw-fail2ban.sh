@@ -49,6 +49,7 @@ note "rendered: $(ls "$F2B_CMDS" | wc -l) commands, e.g. $(cat "$F2B_CMDS"/*-act
 trap 'topo_teardown' EXIT
 topo_setup || fail "topology"
 topo_servers "$VPROBE"	# listeners on 22, 53, 80, ... in every namespace
+fw_warmup
 
 # probes LABEL: TCP 22 and UDP 53 from both sources, TCP 80 from the one
 # that stays banned (80 is no jail port)

@@ -48,6 +48,17 @@ fw_probe() {
 	echo "${r#* }"
 }
 
+# fw_warmup: before any rule, a connect from c until one succeeds (at most
+# three): neighbours resolved and listeners answering, so that no first
+# probe of the reference run times out on ARP under a loaded host.
+fw_warmup() {
+	local i
+	for i in 1 2 3; do
+		[ "$(fw_probe warmup c tcp 10.0.1.2 10.0.1.1 22)" = ok ] && return 0
+	done
+	fail "the topology does not answer a connect from c without rules"
+}
+
 # Kernel log lines written by LOG rules with PREFIX since the last mark,
 # with what differs between two otherwise identical packets masked: the
 # timestamp, the IP id, the source port.  IN/OUT, MAC, SRC, DST, LEN, TOS,

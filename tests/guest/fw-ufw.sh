@@ -79,6 +79,7 @@ topo_setup || fail "topology"
 "$VPROBE" serve 22 23 24 25 2222 &
 TOPO_SERVERS=$!
 sleep 0.5
+fw_warmup
 
 # TCP segments retransmitted by namespace c so far: a SYN that timed out
 # (23, 25) is sent again after the 1 s RTO when the guest stalls past

@@ -24,20 +24,20 @@ use_ip_tables() {
 	note "backend: ip_tables"
 }
 
-# An empty table drops iptable_filter's extra module reference, so both
-# modules can go; the xt_* modules the rules pulled in may stay.  The other
-# tables a test used (the kernel loads iptable_nat, _mangle, _raw,
-# _security on first use; each holds ip_tables) are emptied and unloaded
-# first; a test that used only filter is untouched by that.
+# An empty table drops its iptable_* module's extra reference, so every
+# table module and ip_tables can go (a restore without --noflush empties
+# a table; the other tables' policies are left as the tests set them,
+# ACCEPT); the xt_* modules the rules pulled in, nf_nat and conntrack may
+# stay.
 leave_ip_tables() {
 	local t
 	ipt_reset || fail "cannot reset the ip_tables filter table"
-	for t in nat mangle raw security; do
-		grep -qx "$t" /proc/net/ip_tables_names 2>/dev/null || continue
-		$IPT -w -t $t -F && $IPT -w -t $t -X || fail "cannot empty the ip_tables $t table"
-		modprobe -r iptable_$t || fail "cannot unload iptable_$t"
+	for t in $(grep -vx filter /proc/net/ip_tables_names); do
+		printf '*%s\nCOMMIT\n' "$t" | iptables-legacy-restore ||
+			fail "cannot empty the ip_tables $t table"
 	done
-	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
+	modprobe -r iptable_nat iptable_mangle iptable_raw iptable_security \
+		iptable_filter ip_tables || fail "cannot unload ip_tables"
 }
 
 use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc
