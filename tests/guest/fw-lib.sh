@@ -68,10 +68,10 @@ fw_log_lines() {
 		sed -E 's/^\[ *[0-9.]+\] //; s/ ID=[0-9]+/ ID=*/; s/ SPT=[0-9]+/ SPT=*/'
 }
 
-# A save of the filter table without counters and timestamps (the policy
-# counters are printed even without -c).
+# fw_save [TABLE]: a save of TABLE (default filter) without counters and
+# timestamps (the policy counters are printed even without -c).
 fw_save() {
-	iptables-legacy-save -t filter 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
+	iptables-legacy-save -t "${1:-filter}" 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
 	echo "[save exit ${PIPESTATUS[0]}]"
 }
 
