@@ -81,11 +81,41 @@ static void kernel_walk_cases(const struct flavor *f)
 		  "-A INPUT -s 1.2.3.4 -j C\n-A INPUT -s 10.0.0.6 -j C\n"
 		  "-A INPUT -s 10.0.0.7 -j C\n-A INPUT -s 10.0.0.8 -j C\n"
 		  "-A INPUT -s 10.0.0.9 -j C\n-A C -p tcp -j kernel:LOG\n", IN },
+		/* kube-proxy's KUBE-SERVICES in filter: REJECT per service
+		 * without endpoints, a classified run handed over at the rule
+		 * whose every condition holds (3.3.3.3:22 fails the port) */
+		{ "walk: a classified run of kernel rules",
+		  "-A INPUT -d 3.3.3.1 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.3 -p tcp -m tcp --dport 22 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.2 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.3 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.4 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.5 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 2.2.2.2 -p udp -m udp --dport 53 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.6 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.7 -p tcp -m tcp --dport 80 -j kernel:REJECT\n"
+		  "-A INPUT -d 3.3.3.3 -j DROP\n", IN },
+		/* kube-proxy's nat KUBE-SERVICES: jumps into chains of kernel
+		 * rules only (KUBE-SVC/SEP: statistic, DNAT), which the module
+		 * walks whole; the jumps become a classified run */
+		{ "walk: jumps into chains the kernel walks",
+		  ":A -\n:B -\n:E -\n-A A -m kernel:statistic -j B\n-A A -j B\n"
+		  "-A B -j kernel:DNAT\n"
+		  "-A OUTPUT -d 3.3.3.1 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.2 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.3 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.4 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.5 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 2.2.2.2 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.6 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.7 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -d 3.3.3.8 -p tcp -m tcp --dport 80 -j A\n"
+		  "-A OUTPUT -j E\n-A OUTPUT -d 2.2.2.2 -j DROP\n", OUT },
 	};
 	if (f->mech != CG_KMOD)
 		return;
 	for (size_t i = 0; i < sizeof(kc) / sizeof(kc[0]); i++) {
-		char text[512], err[1024] = "";
+		char text[2048], err[1024] = "";
 		struct ipt_table_view v;
 		struct iptblob b;
 		struct ir_table ir;

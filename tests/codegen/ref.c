@@ -146,7 +146,15 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 		const struct ir_rule *r = &ir->rules[e];
 		bool ok = ip_match(&r->ip, p);
 
-		if (walk && r->kernel && ok) {	/* the module's from here */
+		/* a kernel rule: the module's from here, once what the program
+		 * can test holds (all of it unless a match is the kernel's) */
+		for (unsigned int k = 0;
+		     walk && r->kernel && !r->kernel_match && ok && k < r->nmatch;
+		     k++)
+			ok = match(&r->m[k], p, &hotdrop);
+		if (hotdrop)
+			return 0;
+		if (walk && r->kernel && ok) {
 			if (depth > EBPF_RESUME_MAX_DEPTH)
 				return -1;
 			walk->entry = r->off;
@@ -156,7 +164,8 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 			return 2;
 		}
 
-		for (unsigned int k = 0; ok && k < r->nmatch; k++)
+		for (unsigned int k = 0;
+		     ok && !(walk && r->kernel) && k < r->nmatch; k++)
 			ok = match(&r->m[k], p, &hotdrop);
 		if (hotdrop)
 			return 0;

@@ -48,6 +48,17 @@ fw_probe() {
 	echo "${r#* }"
 }
 
+# fw_warmup: before any rule, a connect from c until one succeeds (at most
+# three): neighbours resolved and listeners answering, so that no first
+# probe of the reference run times out on ARP under a loaded host.
+fw_warmup() {
+	local i
+	for i in 1 2 3; do
+		[ "$(fw_probe warmup c tcp 10.0.1.2 10.0.1.1 22)" = ok ] && return 0
+	done
+	fail "the topology does not answer a connect from c without rules"
+}
+
 # Kernel log lines written by LOG rules with PREFIX since the last mark,
 # with what differs between two otherwise identical packets masked: the
 # timestamp, the IP id, the source port.  IN/OUT, MAC, SRC, DST, LEN, TOS,
@@ -57,10 +68,10 @@ fw_log_lines() {
 		sed -E 's/^\[ *[0-9.]+\] //; s/ ID=[0-9]+/ ID=*/; s/ SPT=[0-9]+/ SPT=*/'
 }
 
-# A save of the filter table without counters and timestamps (the policy
-# counters are printed even without -c).
+# fw_save [TABLE]: a save of TABLE (default filter) without counters and
+# timestamps (the policy counters are printed even without -c).
 fw_save() {
-	iptables-legacy-save -t filter 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
+	iptables-legacy-save -t "${1:-filter}" 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
 	echo "[save exit ${PIPESTATUS[0]}]"
 }
 
@@ -101,9 +112,32 @@ fw_second_engine() {
 	fi
 }
 
-# fw_finish: back to an empty table, ebpfilter unloaded
+# fw_second_run RUN-FUNCTION: fw_second_engine, then RUN-FUNCTION ebpfilter
+# (the run the reference is compared with); FW_OUT is copied into the run
+# directory (/run/run-guest: run-guest keeps it) for a look after a failure.
+fw_second_run() {
+	fw_second_engine
+	"$1" ebpfilter
+	cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
+}
+
+# fw_tcp_retrans NETNS...: TCP segments retransmitted so far in these
+# namespaces ("root": this one), summed.  A SYN that timed out is sent again
+# after the 1 s RTO when the guest stalls past vprobe's 800 ms, and the
+# copy is counted (and logged) by the rules once more.
+fw_tcp_retrans() {
+	local ns n=0 r
+	for ns in "$@"; do
+		if [ "$ns" = root ]; then set --; else set -- ip netns exec "$ns"; fi
+		r=$("$@" awk '$1 == "Tcp:" { if (!f) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i; next } print $f }' /proc/net/snmp)
+		n=$((n + r))
+	done
+	echo $n
+}
+
+# fw_finish: back to empty tables, ebpfilter unloaded
 fw_finish() {
-	ipt_reset
+	ipt_reset_all
 	if lsmod | grep -q '^ebpfilter '; then
 		modprobe -r ebpfilter || fail "cannot unload ebpfilter"
 	fi

@@ -24,27 +24,44 @@ use_ip_tables() {
 	note "backend: ip_tables"
 }
 
-# An empty table drops iptable_filter's extra module reference, so both
-# modules can go; the xt_* modules the rules pulled in may stay.  The other
-# tables a test used (nat, mangle, raw, security: created on first use)
-# go first the same way, and nf_nat with the targets that hold it.
-leave_ip_tables() {
-	ipt_reset || fail "cannot reset the ip_tables filter table"
-	leave_ip_tables_others
-	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
+# Back to empty tables: the filter table as ipt_reset does, and every other
+# table the netns has (/proc/net/ip_tables_names: nat, mangle, raw,
+# security, once something used them) flushed, its user chains deleted,
+# its counters zeroed and its built-in chains' policies ACCEPT.
+ipt_reset_all() {
+	local t c
+	ipt_reset || return 1
+	for t in $(cat /proc/net/ip_tables_names 2>/dev/null); do
+		[ "$t" = filter ] && continue
+		$IPT -w -t "$t" -F && $IPT -w -t "$t" -X && $IPT -w -t "$t" -Z || return 1
+		for c in $($IPT -w -t "$t" -S | awk '$1 == "-P" { print $2 }'); do
+			$IPT -w -t "$t" -P "$c" ACCEPT || return 1
+		done
+	done
 }
 
-leave_ip_tables_others() {
+# Empty tables drop the iptable_* modules' extra module references, so all
+# can go: iptable_nat, iptable_mangle, iptable_raw and iptable_security
+# when a test used those tables (the kernel loads them on first use; each
+# holds ip_tables), then iptable_filter and ip_tables.  The xt_* modules
+# the rules pulled in may stay; nf_nat goes with the NAT targets that hold
+# it when nothing else uses it (else a note), so that ebpfilter's nat
+# table loads it afresh, as after boot.
+leave_ip_tables() {
 	local t holders
+	ipt_reset_all || fail "cannot reset the ip_tables tables"
 	for t in nat mangle raw security; do
-		lsmod | grep -q "^iptable_$t " || continue
-		$IPT -w -t $t -F && $IPT -w -t $t -X ||
-			fail "cannot empty the ip_tables $t table"
-		modprobe -r iptable_$t || fail "cannot unload iptable_$t"
+		if lsmod | grep -q "^iptable_$t "; then
+			modprobe -r "iptable_$t" || fail "cannot unload iptable_$t"
+		fi
 	done
-	[ -d /sys/module/nf_nat ] || return 0
-	holders=$(ls /sys/module/nf_nat/holders)
-	modprobe -r $holders nf_nat || fail "cannot unload nf_nat ($holders)"
+	if [ -d /sys/module/nf_nat ]; then
+		holders=$(ls /sys/module/nf_nat/holders)
+		# shellcheck disable=SC2086 # one module a word
+		modprobe -r $holders nf_nat 2>/dev/null ||
+			note "nf_nat stays loaded (holders: $holders)"
+	fi
+	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
 }
 
 use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc

@@ -84,7 +84,18 @@ EMPTY='*filter
 :FORWARD ACCEPT [0:0]
 :OUTPUT ACCEPT [0:0]
 COMMIT'
-reset_one() { echo "$EMPTY" | iptables-legacy-restore; }
+# ... and every other table that exists flushed (a restore without
+# --noflush empties a table and deletes its user chains; their policies
+# are ACCEPT in every rule set)
+reset_one() {
+	local t
+	{
+		echo "$EMPTY"
+		for t in $(grep -vx filter /proc/net/ip_tables_names); do
+			printf '*%s\nCOMMIT\n' "$t"
+		done
+	} | iptables-legacy-restore
+}
 
 run_backend() {	# BACKEND
 	local b=$1 s name try
@@ -123,7 +134,7 @@ run_backend() {	# BACKEND
 			note "$name on $b: the guest stalled, again"
 			[ $try = 3 ] && echo "$name on $b" >>"$out/stalled"
 		done
-		ipt_save_c >"$out/$name.$b.save"
+		ipt_save_c "$s" >"$out/$name.$b.save"
 		note "$name on $b: $(cat "$out/$name.$b.status"), ${SECONDS}s"
 	done
 	reset_one

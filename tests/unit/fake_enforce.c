@@ -18,10 +18,16 @@ static bool fake_kernel_checks(void *ctx)
 	return ((struct fake_enforce *)ctx)->kernel_checks;
 }
 
+static unsigned int fake_tables(void *ctx)
+{
+	return ((struct fake_enforce *)ctx)->tables;
+}
+
 static const struct ipt_backend_ops fake_backend = {
 	.commit = fake_commit,
 	.read_counters = fake_read_counters,
 	.kernel_checks = fake_kernel_checks,
+	.tables = fake_tables,
 };
 
 void fake_reset(void)
@@ -52,6 +58,8 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		snprintf(err, err_len, "fake backend told to fail");
 		return fake.fail_commit;
 	}
+	if (t->index >= 5 || (t->index && !(fake.tables & (1u << t->index))))
+		abort();	/* ipt/ asked for a table we do not enforce */
 	copy = malloc(t->size ? t->size : 1);
 	counts = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counts));
 	if (!copy || !counts)
@@ -59,14 +67,21 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	/* Reading all of it lets ASan catch a view that lies about sizes. */
 	memcpy(copy, t->entries, t->size);
 	free(fake.entries);
-	free(fake.counts);
+	if (t->index) {	/* another table: nothing counted in it */
+		fake.other_entries[t->index] = t->num_entries;
+		free(counts);
+		counts = fake.counts;
+	} else {
+		free(fake.counts);
+	}
 	if (fake.rewrite_at && fake.rewrite_at <= t->size)
 		((unsigned char *)t->entries)[fake.rewrite_at - 1] =
 			fake.rewrite_byte;
 	fake.entries = copy;
 	fake.counts = counts;
 	fake.size = t->size;
-	fake.num_entries = t->num_entries;
+	if (!t->index)
+		fake.num_entries = t->num_entries;
 	fake.valid_hooks = t->valid_hooks;
 	memcpy(fake.hook_entry, t->hook_entry, sizeof(fake.hook_entry));
 	memcpy(fake.underflow, t->underflow, sizeof(fake.underflow));
@@ -80,10 +95,15 @@ static int fake_read_counters(void *ctx, unsigned int index,
 {
 	unsigned int i;
 
-	if (ctx != &fake || index)
-		abort();	/* no backend op says it enforces more than filter */
+	if (ctx != &fake || index >= 5)
+		abort();
 	if (fake.fail_read)
 		return fake.fail_read;
+	/* as load/commit.c: nothing committed or adopted, nothing counted;
+	 * else the helper must ask for the committed entries */
+	if (index)
+		return !fake.other_entries[index] ||
+		       n == fake.other_entries[index] ? 0 : -EINVAL;
 	/* As load/commit.c: nothing committed or adopted yet, nothing counted. */
 	if (!fake.counts)
 		return 0;

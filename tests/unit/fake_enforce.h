@@ -23,16 +23,22 @@ struct fake_enforce {
 	size_t rewrite_at;
 	unsigned char rewrite_byte;
 	int fail_read;		/* read_counters returns this */
+	/* the tables it enforces, a bit per index (0: filter only, the
+	 * tc and netfilter mechanisms; 0x1f: kmod) */
+	unsigned int tables;
 	unsigned int commits;	/* successful commits */
-	/* the last committed table, deep-copied */
+	/* the last committed table (any), deep-copied */
 	unsigned char *entries;
 	size_t size;
 	unsigned int num_entries;
 	unsigned int valid_hooks;
 	unsigned int hook_entry[5], underflow[5];
 	char name[32];
-	/* counts since the last commit */
+	/* filter's counts since its last commit (@num_entries of them
+	 * when filter was committed last) */
 	struct xt_counters *counts;
+	/* the other tables' entries and counts (zero) since their commits */
+	unsigned int other_entries[5];
 };
 
 extern struct fake_enforce fake;

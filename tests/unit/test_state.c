@@ -299,3 +299,77 @@ void test_init_backend_fails(void)
 	CHECK_ERR(ipt_init(false), 0);
 	CHECK(fake.commits == 1);
 }
+
+/*
+ * Every table ip_tables has, made on first use when the backend enforces
+ * it (kmod), with iptable_<name>'s hooks and initial table (an ACCEPT
+ * policy per hook, the ERROR tail); ENOENT otherwise, and for any other
+ * name; the snapshot keeps them in the order they were made.
+ */
+void test_tables(void)
+{
+	static const struct {
+		const char *name;
+		unsigned int hooks, entries;
+	} tt[] = {
+		{ "raw", 1 << NF_INET_PRE_ROUTING | 1 << NF_INET_LOCAL_OUT, 3 },
+		{ "nat", 1 << NF_INET_PRE_ROUTING | 1 << NF_INET_LOCAL_IN |
+			 1 << NF_INET_LOCAL_OUT | 1 << NF_INET_POST_ROUTING, 5 },
+		{ "security", FILTER_HOOKS, 4 },
+		{ "mangle", (1 << NF_INET_NUMHOOKS) - 1, 6 },
+	};
+	struct ipt_getinfo info;
+	struct buf snap = { 0 }, out = { 0 };
+	unsigned int i, h, commits;
+	struct tb t;
+
+	CHECK_ERR(get_info("nat", &info), -ENOENT);	/* filter only */
+	CHECK(!ipt_table_at(1));
+	fake.tables = 0x1f;
+	CHECK_ERR(get_info("broute", &info), -ENOENT);
+	for (i = 0; i < sizeof(tt) / sizeof(tt[0]); i++) {
+		unsigned int off = 0;
+
+		CHECK_ERR(get_info(tt[i].name, &info), 0);
+		CHECK(!strcmp(fake.name, tt[i].name));
+		CHECK(info.valid_hooks == tt[i].hooks);
+		CHECK(info.num_entries == tt[i].entries);
+		for (h = 0; h < NF_INET_NUMHOOKS; h++) {
+			if (!(tt[i].hooks & (1 << h)))
+				continue;
+			/* xt_alloc_initial_table(): the policies in hook order */
+			CHECK(info.hook_entry[h] == off && info.underflow[h] == off);
+			off += sizeof(struct ipt_entry) +
+			       XT_ALIGN(sizeof(struct xt_standard_target));
+		}
+		CHECK(info.size == off + sizeof(struct ipt_entry) +
+				   XT_ALIGN(sizeof(struct xt_error_target)));
+		CHECK_ERR(get_entries(tt[i].name, info.size, &out), 0);
+		CHECK(out.len == info.size);
+	}
+	commits = fake.commits;
+	CHECK_ERR(get_info("nat", &info), 0);	/* made once */
+	CHECK(fake.commits == commits);
+	/* "You lied!": a table's own hooks only */
+	tb_notes(&t);
+	CHECK_ERR(replace_tb(&t, "nat", FILTER_HOOKS, 5, NULL), -EINVAL);
+	CHECK_ERR(replace_tb(&t, "security", FILTER_HOOKS, 4, NULL), 0);
+	CHECK(!strcmp(fake.name, "security"));
+
+	/* a restarted helper makes them again, in the same order */
+	CHECK_ERR(ipt_state_save(&snap), 0);
+	fake_reset();
+	fake.tables = 0x1f;
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
+	CHECK(ipt_table_at(0) && !strcmp(ipt_table_at(0)->name, "filter"));
+	for (i = 0; i < sizeof(tt) / sizeof(tt[0]); i++)
+		CHECK(ipt_table_at(i + 1) &&
+		      !strcmp(ipt_table_at(i + 1)->name, tt[i].name));
+	CHECK(!ipt_table_at(i + 1));
+	CHECK_ERR(get_info("security", &info), 0);
+	CHECK(info.num_entries == t.num_entries);
+	buf_free(&snap);
+	buf_free(&out);
+	tb_free(&t);
+}

@@ -205,6 +205,7 @@ static const struct {
 	T(snapshot_untrusted),
 	T(big_table),
 	T(init_backend_fails),
+	T(tables),
 #undef T
 };
 

@@ -95,5 +95,6 @@ void test_snapshot_roundtrip(void);
 void test_snapshot_untrusted(void);
 void test_big_table(void);
 void test_init_backend_fails(void);
+void test_tables(void);
 
 #endif

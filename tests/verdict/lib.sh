@@ -15,7 +15,11 @@ verdict_mech() {
 	dmesg | sed -n 's/.*enforcement: \([a-z]*\) hooks.*/\1/p' | tail -n1
 }
 
-# Save of the filter table with counters, timestamps stripped.
+# Save with counters, timestamps stripped, of the filter table and of
+# every other table the rule set FILE (if given) has a section for.
 ipt_save_c() {
-	iptables-legacy-save -c -t filter | ipt_normalize
+	local t
+	for t in filter $(sed -n 's/^\*//p' "${1:-/dev/null}" | grep -vx filter); do
+		iptables-legacy-save -c -t "$t" || return 1
+	done | ipt_normalize
 }

@@ -50,7 +50,8 @@
  *       (the verifier's 8192-pending-branches limit; see bpf-facts.md).
  *   r8  the rule's hotdrop accumulator (tcp/udp/icmp/multiport on a packet
  *       whose transport header is missing: ip_tables drops it at once)
- *   r9  in a classified run: the smallest map value found so far
+ *   r9  in a classified run: the smallest map value found so far (r8:
+ *       its rule's offset, in a run with kernel rules)
  *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key.
  *   Return value: CG_V_DROP, CG_V_ACCEPT, CG_V_RETURN or (KMOD) CG_V_WALK.
  *
@@ -77,17 +78,22 @@
  * port, with the same verdict, is compiled as one hash-map lookup whose
  * value is the first rule's index (for its counter); see runs_set.c.
  *
- * Classified runs: consecutive ACCEPT/DROP rules testing only masked
- * addresses, interface names, the protocol and exact ports are looked up,
+ * Classified runs: consecutive ACCEPT/DROP (or, KMOD, kernel-target)
+ * rules testing only masked addresses, interface names, the protocol and
+ * exact ports are looked up,
  * one hash map per group of rules with the same masks, and the smallest
  * rule index found wins (tuple-space search; classify.c explains why this
  * is ip_tables' first match, hotdrop included); see runs_classified.c.
  * They are tried before set-like runs.
  *
  * Kernel rules (KMOD only; ir.h's ->kernel: a match or target no emitter
- * serves): the rule's ipt_ip part is tested as any rule's; if it matches,
+ * serves, or a jump into a chain the kernel walks whole): what the program
+ * can test of the rule is tested as any rule's (all its conditions when
+ * only its target is the kernel's, else its ipt_ip part); if it matches,
  * F writes the rule's blob offset into the resume record in pi
- * (PI_RESUME, depth 0) and returns CG_V_WALK, uncounted.  Every jump site
+ * (PI_RESUME, depth 0) and returns CG_V_WALK, uncounted.  In a classified
+ * run the lookup finds such a rule like any other (its map value carries
+ * the offset) and hands over the same way.  Every jump site
  * that gets CG_V_WALK back pushes its own rule's offset (the record's
  * stack shifted up one, the new one at stack[0], so the outermost jump,
  * pushed last, ends up first, as the module wants it; constant stack

@@ -12,7 +12,9 @@
  * Within a group, rules with the same key are the same test, so the first
  * one is the only one that can decide; across groups the smallest index
  * found is the first rule of the run that matches, and since every rule of
- * a run ends in ACCEPT or DROP nothing after it is evaluated.
+ * a run ends in ACCEPT or DROP nothing after it is evaluated; or it is a
+ * kernel rule, and the kernel's walk starts at it, exactly where
+ * ipt_do_table() would be after the rules before it failed.
  * Hotdrop: ip_tables drops a packet (without counting) at the first rule
  * whose ipt_ip part holds and whose tcp/udp match finds no header.  Each
  * tcp/udp rule has a second entry, keyed with l4state 2 and ports 0 (what a
@@ -133,8 +135,9 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 
 	memset(g, 0, sizeof(*g));
 	g->map = -1;
-	if (r->always || r->kernel ||
-	    (r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP))
+	if (r->always || r->kernel_match)
+		return false;
+	if (!r->kernel && r->verdict != IRV_ACCEPT && r->verdict != IRV_DROP)
 		return false;
 	if (ip->invflags || (ip->flags & IPT_F_FRAG))
 		return false;
@@ -211,6 +214,7 @@ unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
 		if (k < 0)
 			break;
 		run->g[k].nrules++;
+		run->walks |= ir->rules[j].kernel;
 	}
 	run->len = j - i;
 	return run->len;
@@ -223,7 +227,7 @@ bool cls_worth(const struct cls_run *run)
 
 struct cls_entry {
 	unsigned char key[CLS_KEY_MAX];
-	uint32_t val;
+	struct cls_value val;
 };
 
 /* A group's entries, the first per key kept (rules come in order): an
@@ -270,7 +274,7 @@ static void table_free(struct cls_table *t)
 
 /* add @key -> @val unless the key is there already (an earlier rule) */
 static void table_add(struct cls_table *t, const unsigned char *key,
-		      uint32_t val)
+		      struct cls_value val)
 {
 	unsigned int i = key_hash(key, t->key_size) & t->mask;
 
@@ -340,10 +344,10 @@ static void rule_key(const struct ir_rule *r, const struct cls_group *g,
 	}
 }
 
-/* @t as the elements of a map description: key, then the u32 value */
+/* @t as the elements of a map description: key, then the value */
 static int table_elems(const struct cls_table *t, struct cg_map *m)
 {
-	size_t rec = t->key_size + sizeof(uint32_t);
+	size_t rec = t->key_size + sizeof(struct cls_value);
 	unsigned int k;
 
 	m->elems = malloc((size_t)(t->n ? t->n : 1) * rec);
@@ -352,7 +356,7 @@ static int table_elems(const struct cls_table *t, struct cg_map *m)
 	for (k = 0; k < t->n; k++) {
 		memcpy(m->elems + k * rec, t->e[k].key, t->key_size);
 		memcpy(m->elems + k * rec + t->key_size, &t->e[k].val,
-		       sizeof(uint32_t));
+		       sizeof(struct cls_value));
 	}
 	m->nelems = t->n;
 	return 0;
@@ -403,20 +407,24 @@ int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 			goto out;
 		}
 		rule_key(rule, &run->g[g], false, key);
-		table_add(&t[g], key, rule->idx << CLS_V_SHIFT |
-			  (rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0));
+		table_add(&t[g], key, (struct cls_value) {
+			.v = rule->idx << CLS_V_SHIFT |
+			     (rule->kernel ? CLS_V_WALK :
+			      rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0),
+			.off = rule->off });
 		rule_l4(rule, &l4);
-		if (l4) {
+		if (l4) {	/* the kernel's walk would drop it there too */
 			rule_key(rule, &run->g[g], true, key);
-			table_add(&t[g], key,
-				  rule->idx << CLS_V_SHIFT | CLS_V_HOTDROP);
+			table_add(&t[g], key, (struct cls_value) {
+				.v = rule->idx << CLS_V_SHIFT | CLS_V_HOTDROP,
+				.off = rule->off });
 		}
 	}
 	for (k = 0; k < run->ngroups && !r; k++) {
 		struct cg_map m = { .name = "ebpf_cls",
 				    .type = BPF_MAP_TYPE_HASH,
 				    .key_size = run->g[k].key_size,
-				    .value_size = sizeof(uint32_t),
+				    .value_size = sizeof(struct cls_value),
 				    .max_entries = t[k].n,
 				    .source = CG_MAP_OWN };
 

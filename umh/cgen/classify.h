@@ -4,7 +4,10 @@
  * are emitted by runs_classified.c).
  *
  * A "run" is a stretch of consecutive rules of one chain, each ending in
- * ACCEPT or DROP and testing only fields a hash key can hold: addresses and
+ * ACCEPT or DROP, or (KMOD) handed to the kernel's walk (a kernel rule
+ * whose conditions are all compiled: a target without an emitter, or a
+ * jump into a chain the kernel walks, such as kube-proxy's per-service
+ * jumps), and testing only fields a hash key can hold: addresses and
  * interface names under a mask, the protocol, exact tcp/udp ports.  Rules
  * testing the same fields under the same masks form a "group"; a group is
  * one hash map from the masked field values to the first rule (in blob
@@ -43,10 +46,19 @@ enum cls_field {
 #define CLS_L4_OK	1
 #define CLS_L4_HOTDROP	2
 
-/* Value of a group's map: rule index << 2 | hotdrop << 1 | accept. */
-#define CLS_V_SHIFT	2
+/*
+ * Value of a group's map: { rule index << 3 | walk << 2 | hotdrop << 1 |
+ * accept, the rule's blob offset (where a walk starts) }.
+ */
+#define CLS_V_SHIFT	3
+#define CLS_V_WALK	4u
 #define CLS_V_HOTDROP	2u
 #define CLS_V_ACCEPT	1u
+
+struct cls_value {
+	uint32_t v;
+	uint32_t off;
+};
 
 struct cls_word {
 	enum cls_field field;
@@ -64,6 +76,7 @@ struct cls_group {
 
 struct cls_run {
 	unsigned int start, len;
+	bool walks;		/* some rule is handed to the kernel */
 	unsigned int ngroups;
 	struct cls_group g[CLS_MAX_GROUPS];
 };

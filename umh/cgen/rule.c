@@ -226,9 +226,11 @@ void emit_rule_test(struct cg *c, const struct ir_rule *r,
 }
 
 /*
- * A kernel rule (abi.h, "Kernel rules"): only its ipt_ip part, which every
- * rule has and the module tests again; a match hands the packet over.
- * True if that part is no condition at all (the function ends here).
+ * A kernel rule (abi.h, "Kernel rules"): what the program can test of it,
+ * which the module tests again: all of its conditions if only its target
+ * is the kernel's (a packet that fails them goes on here, not in the
+ * walk), else its ipt_ip part; a match hands the packet over.  True if
+ * that is no condition at all (the function ends here).
  */
 static bool emit_kernel_rule(struct cg *c, const struct ir_rule *r)
 {
@@ -239,6 +241,14 @@ static bool emit_kernel_rule(struct cg *c, const struct ir_rule *r)
 		c->walk_lab = cg_label(c);
 	if (c->tail_first < 0)
 		c->tail_first = (long)at;
+	if (!r->kernel_match && r->nmatch) {
+		next = cg_label(c);
+		emit_rule_test(c, r, SF_NONE, next);
+		EM(c, BPF_MOV64_IMM(R2, (int)r->off));
+		cg_jmp_a(c, c->walk_lab);
+		cg_place(c, next);
+		return false;
+	}
 	EM(c, BPF_MOV64_IMM(R7, 0));
 	emit_ip_conditions(c, r, SF_NONE);
 	if (c->p->n == at + 1) {

@@ -4,6 +4,9 @@
  * classify.c why they are exact): one hash lookup per group of rules with
  * the same masks, the smallest rule index found wins.
  */
+#include <errno.h>
+#include <stddef.h>
+
 #include "cgen/classify.h"
 #include "cgen/emit.h"
 
@@ -31,14 +34,17 @@ static int cls_slot(enum cls_field f)
 
 /*
  * A run of rules as one hash lookup per group; r9 keeps the smallest value
- * found (rule index << 2 | hotdrop << 1 | accept), starting at ~0 made
- * opaque (from pi.zero: a constant would let the verifier decide the final
- * test on the no-match path).  Then: nothing found -> next rule; hotdrop ->
- * DROP uncounted; else count the rule, return its verdict.
+ * found (classify.h: rule index << 3 | flags), starting at ~0 made opaque
+ * (from pi.zero: a constant would let the verifier decide the final test
+ * on the no-match path), and, in a run with kernel rules, r8 the offset
+ * beside it.  Then: nothing found -> next rule;
+ * hotdrop -> DROP uncounted; a kernel rule -> the walk from its offset
+ * (uncounted: the walk counts it, abi.h "Kernel rules"); else count the
+ * rule, return its verdict.
  */
 void emit_cls_run(struct cg *c, struct cls_run *run)
 {
-	int next = cg_label(c), hotdrop = cg_label(c);
+	int next = cg_label(c), hotdrop = cg_label(c), walk = -1;
 	unsigned int g, k;
 	int r = cls_describe_maps(c->ir, run, c->p, c->err, c->err_len);
 
@@ -46,6 +52,18 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 		if (!c->rc)
 			c->rc = r;	/* the reason is in c->err */
 		return;
+	}
+	if (run->walks) {
+		if (!c->walks) {	/* cannot happen: the hook would walk */
+			cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs it",
+				run->start);
+			return;
+		}
+		walk = cg_label(c);
+		if (c->walk_lab < 0)
+			c->walk_lab = cg_label(c);
+		if (c->tail_first < 0)
+			c->tail_first = (long)c->p->n;
 	}
 	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
 	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
@@ -77,13 +95,18 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
 		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 		cg_jmp_imm(c, BPF_JEQ, R0, 0, skip);
-		EM(c, BPF_LDX_MEM(BPF_W, R1, R0, 0));
+		EM(c, BPF_LDX_MEM(BPF_W, R1, R0, offsetof(struct cls_value, v)));
 		cg_jmp_reg(c, BPF_JGE, R1, R9, skip);
 		EM(c, BPF_MOV64_REG(R9, R1));
+		if (run->walks)	/* r8: no rule's hotdrop is pending here */
+			EM(c, BPF_LDX_MEM(BPF_W, R8, R0,
+					  offsetof(struct cls_value, off)));
 		cg_place(c, skip);
 	}
 	cg_jmp_imm(c, BPF_JEQ, R9, -1, next);
 	cg_jmp_imm(c, BPF_JSET, R9, CLS_V_HOTDROP, hotdrop);
+	if (run->walks)
+		cg_jmp_imm(c, BPF_JSET, R9, CLS_V_WALK, walk);
 	EM(c, BPF_MOV64_REG(R2, R9));
 	EM(c, BPF_ALU64_IMM(BPF_RSH, R2, CLS_V_SHIFT));
 	emit_count_reg(c);
@@ -93,5 +116,10 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 	cg_place(c, hotdrop);
 	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
 	EM(c, BPF_EXIT_INSN());
+	if (run->walks) {	/* r2 = the offset: the function's walk tail */
+		cg_place(c, walk);
+		EM(c, BPF_MOV64_REG(R2, R8));
+		cg_jmp_a(c, c->walk_lab);
+	}
 	cg_place(c, next);
 }

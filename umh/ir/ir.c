@@ -111,6 +111,77 @@ int ir_build(const struct ipt_table_view *t, struct ir_table *ir,
 	return ir_build_ext(t, 0, ir, err, err_len);
 }
 
+/* Does an unconditional rule with verdict @v end the walk of its chain? */
+static bool ends_chain(enum ir_verdict v);
+
+/* how deep chain_walked() follows jumps before it says no */
+#define WALKED_DEPTH	16
+
+enum { WALKED_UNKNOWN, WALKED_NO, WALKED_YES };
+
+/*
+ * Is the chain at @start one the kernel walks whole: every rule before its
+ * end (its RETURN policy, or an unconditional verdict) a kernel rule or a
+ * jump into such a chain, and at least one of them?  Compiling it gains
+ * nothing: its program would hand the packet over at the first of those
+ * rules whose addresses match, and the walk goes on from there anyway.
+ */
+static bool chain_walked(const struct ir_table *ir, unsigned int start,
+			 unsigned char *memo, unsigned int depth)
+{
+	unsigned int i, nkernel = 0;
+	bool yes = false;
+
+	if (memo[start] != WALKED_UNKNOWN)
+		return memo[start] == WALKED_YES;
+	if (depth > WALKED_DEPTH)
+		return false;	/* not remembered: a shallower path may say yes */
+	for (i = start; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+		bool into = (r->verdict == IRV_JUMP || r->verdict == IRV_GOTO) &&
+			    chain_walked(ir, r->target, memo, depth + 1);
+
+		if (i != start && r->func_start)
+			break;		/* falls into another function */
+		if (r->always && ends_chain(r->verdict)) {
+			yes = r->verdict == IRV_GOTO ? into : nkernel > 0;
+			break;
+		}
+		if (!r->kernel && !into)
+			break;
+		nkernel++;
+	}
+	memo[start] = yes ? WALKED_YES : WALKED_NO;
+	return yes;
+}
+
+/*
+ * A jump or goto into a chain the kernel walks whole becomes a kernel rule
+ * itself (its conditions all in ->m, so a classified run can still key it:
+ * cgen/classify.c): the program hands the packet over at the jump, and the
+ * chain costs no BPF subprogram (a kernel allows 256; kube-proxy writes two
+ * chains per service).
+ */
+static int mark_walked_chains(struct ir_table *ir, char *err, size_t err_len)
+{
+	unsigned char *memo = calloc(ir->nrules ? ir->nrules : 1, 1);
+	unsigned int i;
+
+	if (!memo)
+		return fail(err, err_len, -ENOMEM, "out of memory");
+	for (i = 0; i < ir->nrules; i++) {
+		struct ir_rule *r = &ir->rules[i];
+
+		if ((r->verdict == IRV_JUMP || r->verdict == IRV_GOTO) &&
+		    chain_walked(ir, r->target, memo, 0)) {
+			r->kernel = true;
+			r->always = false;
+		}
+	}
+	free(memo);
+	return 0;
+}
+
 int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		 struct ir_table *ir, char *err, size_t err_len)
 {
@@ -183,7 +254,8 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 			}
 			if (rr->nmatch == IR_MAX_MATCH &&
 			    (flags & IR_KERNEL_WALKS)) {
-				rr->kernel = true;	/* ip_tables has no limit */
+				/* ip_tables has no limit */
+				rr->kernel = rr->kernel_match = true;
 				mo += em->u.match_size;
 				continue;
 			}
@@ -203,7 +275,7 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 			if (k == 0)
 				rr->nmatch++;
 			if (k == MATCH_KERNEL)
-				rr->kernel = true;
+				rr->kernel = rr->kernel_match = true;
 			mo += em->u.match_size;
 		}
 		if (vec_reserve(&ir->matches, &capm, nm + rr->nmatch)) {
@@ -303,6 +375,8 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		ir->rules[i].m = ir->rules[i].nmatch ?
 				 ir->matches + mfirst[i] : no_match;
 	r = 0;
+	if (flags & IR_KERNEL_WALKS)
+		r = mark_walked_chains(ir, err, err_len);
 out:
 	free(offs);
 	free(mfirst);

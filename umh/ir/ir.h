@@ -102,9 +102,13 @@ struct ir_rule {
 	bool func_start;	/* evaluation may begin here */
 	bool always;		/* no condition at all: always matches */
 	/* a match or target without an emitter (ir_build_ext() with
-	 * IR_KERNEL_WALKS): no program can evaluate it; a KMOD program stops
-	 * there and the kernel walks on (cgen/abi.h, "Kernel rules") */
+	 * IR_KERNEL_WALKS), or a jump into a chain the kernel walks whole
+	 * (ir.c, mark_walked_chains()): no program can evaluate it; a KMOD
+	 * program stops there and the kernel walks on (cgen/abi.h, "Kernel
+	 * rules") */
 	bool kernel;
+	/* ... because of a match: not all of its conditions are in ->m */
+	bool kernel_match;
 };
 
 struct ir_table {
