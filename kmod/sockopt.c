@@ -252,7 +252,8 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 		/* x_tables knows every extension this kernel has (and loads
 		 * it by the alias ip_tables asks for); answered as
 		 * do_ipt_get_ctl() answers, a positive value the best
-		 * revision */
+		 * revision
+		 */
 		try_then_request_module(xt_find_revision(AF_INET, in.rev.name,
 							 in.rev.revision,
 							 optval == IPT_SO_GET_REVISION_TARGET,

@@ -95,7 +95,8 @@ void ebpf_xt_builtin_unregister(void);
 int ebpf_xt_install(const struct ebpf_ctl_install *req);
 
 /* xt_hook.c: the tables, their hooks (registered at a table's first
- * install; nat's through nf_nat, loaded then) */
+ * install; nat's through nf_nat, loaded then)
+ */
 extern struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES];
 struct ebpf_xt_slot *ebpf_xt_slot_find(const char *name);
 int ebpf_xt_hooks_register(struct ebpf_xt_slot *s);

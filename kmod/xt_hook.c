@@ -260,7 +260,8 @@ static unsigned int run_prog(const struct bpf_prog *prog, struct sk_buff *skb,
 }
 
 /* Is @off an entry's offset, of a rule reachable from @hook (whose
- * extensions were checked for that hook)? */
+ * extensions were checked for that hook)?
+ */
 static bool entry_ok(const struct ebpf_xt_table *t, unsigned int off,
 		     unsigned int hook)
 {
@@ -271,7 +272,8 @@ static bool entry_ok(const struct ebpf_xt_table *t, unsigned int off,
 }
 
 /* A resume record the walk can follow: every offset an entry's reachable
- * from the hook, the stack no deeper than the table's user chains allow. */
+ * from the hook, the stack no deeper than the table's user chains allow.
+ */
 static bool resume_ok(const struct ebpf_xt_table *t,
 		      const struct ebpf_resume *r, unsigned int hook)
 {
@@ -332,7 +334,8 @@ static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
 	unsigned int verdict = NF_ACCEPT;
 
 	/* nf_hook() holds rcu_read_lock(); the walk wants BHs off (per-CPU
-	 * jump stack; extensions assume it, as under ipt_do_table()) */
+	 * jump stack; extensions assume it, as under ipt_do_table())
+	 */
 	local_bh_disable();
 	t = rcu_dereference(s->live);
 	if (t && (t->valid_hooks & (1 << state->hook))) {
@@ -347,7 +350,8 @@ static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
 }
 
 /* iptable_mangle's ipt_mangle_out(): a packet whose mark, addresses or
- * TOS the table changed is routed again. */
+ * TOS the table changed is routed again.
+ */
 static unsigned int ebpf_mangle_hook(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
@@ -373,7 +377,8 @@ static unsigned int ebpf_mangle_hook(void *priv, struct sk_buff *skb,
 }
 
 /* iptable_nat's priorities: destination NAT before routing, source NAT
- * after it */
+ * after it
+ */
 static int nat_priority(unsigned int hook)
 {
 	return hook == NF_INET_PRE_ROUTING || hook == NF_INET_LOCAL_OUT ?

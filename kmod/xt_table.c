@@ -104,7 +104,8 @@ static int check_entry_size_and_hooks(struct ipt_entry *e,
 }
 
 /* ip_tables' mark_source_chains(): the hooks each rule is reached from
- * (comefrom), 0 if there are loops */
+ * (comefrom), 0 if there are loops
+ */
 static int mark_source_chains(struct ebpf_xt_table *t, void *entry0,
 			      unsigned int *offsets)
 {
@@ -165,7 +166,8 @@ static int mark_source_chains(struct ebpf_xt_table *t, void *entry0,
 				pos = newpos;
 			}
 		}
-next:		;
+next:
+		continue;
 	}
 	return 1;
 }
@@ -276,7 +278,8 @@ cleanup:
 }
 
 /* translate_table(): the checks, then every extension found and checked.
- * On failure nothing is held. */
+ * On failure nothing is held.
+ */
 static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req,
 		     const char *name)
 {

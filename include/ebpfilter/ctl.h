@@ -127,15 +127,17 @@ enum ebpf_ctl_cb {
 	EBPF_CB_OUT_IFINDEX,	/* cb[0]: output device, 0 if none */
 	EBPF_CB_L2LEN,		/* cb[1]: 0 */
 	EBPF_CB_IN_IFINDEX,	/* cb[2]: input device, 0 if none */
-	EBPF_CB_CTSTATE,	/* cb[3]: xt_conntrack's state bit of the
-				 * packet (INVALID 1, ESTABLISHED 2, RELATED 4,
-				 * NEW 8, SNAT 64, DNAT 128, UNTRACKED 256) */
+	/* cb[3]: xt_conntrack's state bit of the packet (INVALID 1,
+	 * ESTABLISHED 2, RELATED 4, NEW 8, SNAT 64, DNAT 128, UNTRACKED 256)
+	 */
+	EBPF_CB_CTSTATE,
 	EBPF_CB_HOOK,		/* cb[4]: NF_INET_* */
 };
 
 /* A program's return value: the verdict, or EBPF_PROG_WALK: the rule at
  * the resume record's entry needs the kernel's extensions; the module walks
- * from there.  Anything else drops the packet (never fail open). */
+ * from there.  Anything else drops the packet (never fail open).
+ */
 #define EBPF_PROG_DROP		0
 #define EBPF_PROG_ACCEPT	1
 #define EBPF_PROG_WALK		2

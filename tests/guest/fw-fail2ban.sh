@@ -137,9 +137,7 @@ stopped tcp130 ok
 stopped udp130 ok
 stopped tcp130-80 ok"
 fw_expect "probe results" "$want" "$(cat "$o.verdicts.ip_tables")"
-fw_second_engine
-run_f2b ebpfilter
-cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
+fw_second_run run_f2b
 
 fw_compare "fw-fail2ban/commands (actionstart, 20 bans, actioncheck, 10 unbans, actioncheck, actionstop: outputs and exit statuses)" "$o.commands"
 fw_compare "fw-fail2ban/saves (after bans, unbans, stop)" "$o.save"

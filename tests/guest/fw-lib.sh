@@ -112,9 +112,32 @@ fw_second_engine() {
 	fi
 }
 
-# fw_finish: back to an empty table, ebpfilter unloaded
+# fw_second_run RUN-FUNCTION: fw_second_engine, then RUN-FUNCTION ebpfilter
+# (the run the reference is compared with); FW_OUT is copied into the run
+# directory (/run/run-guest: run-guest keeps it) for a look after a failure.
+fw_second_run() {
+	fw_second_engine
+	"$1" ebpfilter
+	cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
+}
+
+# fw_tcp_retrans NETNS...: TCP segments retransmitted so far in these
+# namespaces ("root": this one), summed.  A SYN that timed out is sent again
+# after the 1 s RTO when the guest stalls past vprobe's 800 ms, and the
+# copy is counted (and logged) by the rules once more.
+fw_tcp_retrans() {
+	local ns n=0 r
+	for ns in "$@"; do
+		if [ "$ns" = root ]; then set --; else set -- ip netns exec "$ns"; fi
+		r=$("$@" awk '$1 == "Tcp:" { if (!f) { for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i; next } print $f }' /proc/net/snmp)
+		n=$((n + r))
+	done
+	echo $n
+}
+
+# fw_finish: back to empty tables, ebpfilter unloaded
 fw_finish() {
-	ipt_reset
+	ipt_reset_all
 	if lsmod | grep -q '^ebpfilter '; then
 		modprobe -r ebpfilter || fail "cannot unload ebpfilter"
 	fi

@@ -81,14 +81,6 @@ TOPO_SERVERS=$!
 sleep 0.5
 fw_warmup
 
-# TCP segments retransmitted by namespace c so far: a SYN that timed out
-# (23, 25) is sent again after the 1 s RTO when the guest stalls past
-# vprobe's 800 ms, and the copy is logged ([UFW AUDIT], [UFW BLOCK]) too
-c_retrans() {
-	ip netns exec c cat /proc/net/snmp | awk '$1 == "Tcp:" { if (!f) for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i
-		if (hdr = !hdr) next; print $f }'
-}
-
 run_ufw() {	# BACKEND
 	local b=$1 o=$FW_OUT/ufw i t0 r0
 	ufw_fresh_config
@@ -96,7 +88,7 @@ run_ufw() {	# BACKEND
 	run_session "$o.cmds" >"$o.commands.$b"
 	fw_save >"$o.save.$b"
 	t0=$SECONDS
-	r0=$(c_retrans)
+	r0=$(fw_tcp_retrans c)
 	dmesg_mark
 	{
 		echo "22 $(fw_probe allow22 c tcp 10.0.1.2 10.0.1.1 22)"
@@ -110,7 +102,7 @@ run_ufw() {	# BACKEND
 	sleep 0.5	# the last LOG lines into the kernel log
 	fw_log_lines "[UFW " >"$o.log.$b"
 	echo $((SECONDS - t0)) >"$o.secs.$b"
-	echo $(($(c_retrans) - r0)) >"$o.retrans.$b"
+	echo $(($(fw_tcp_retrans c) - r0)) >"$o.retrans.$b"
 	echo "ufw --force disable" >"$o.cmds2"
 	run_session "$o.cmds2" >"$o.disable.$b"
 	note "ufw on $b: $(grep -c '^\[exit 0\]' "$o.commands.$b") of $(echo "$UFW_CMDS" | wc -l) commands succeeded"
@@ -133,9 +125,7 @@ grep -q '^\[UFW BLOCK\] IN=vethc OUT= MAC=.* SRC=10\.0\.1\.2 DST=10\.0\.1\.1 .*P
 	"$o.log.ip_tables" || { cat "$o.log.ip_tables"; fail "under ip_tables: no [UFW BLOCK] line for the probe to 25"; }
 note "ip_tables: $(paste -sd' ' "$o.verdicts.ip_tables"); limit: $(cut -d' ' -f2 "$o.limit.ip_tables" | paste -sd' '); $(wc -l <"$o.log.ip_tables") [UFW lines"
 # (ufw: the ip6tables side it set up is ip6_tables' under both: left as is)
-fw_second_engine
-run_ufw ebpfilter
-cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
+fw_second_run run_ufw
 
 fw_compare "fw-ufw/commands (outputs and exit statuses)" "$o.commands"
 fw_compare "fw-ufw/save" "$o.save"

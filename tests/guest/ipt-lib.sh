@@ -24,20 +24,36 @@ use_ip_tables() {
 	note "backend: ip_tables"
 }
 
-# An empty table drops its iptable_* module's extra reference, so every
-# table module and ip_tables can go (a restore without --noflush empties
-# a table; the other tables' policies are left as the tests set them,
-# ACCEPT); the xt_* modules the rules pulled in, nf_nat and conntrack may
-# stay.
+# Back to empty tables: the filter table as ipt_reset does, and every other
+# table the netns has (/proc/net/ip_tables_names: nat, mangle, raw,
+# security, once something used them) flushed, its user chains deleted,
+# its counters zeroed and its built-in chains' policies ACCEPT.
+ipt_reset_all() {
+	local t c
+	ipt_reset || return 1
+	for t in $(cat /proc/net/ip_tables_names 2>/dev/null); do
+		[ "$t" = filter ] && continue
+		$IPT -w -t "$t" -F && $IPT -w -t "$t" -X && $IPT -w -t "$t" -Z || return 1
+		for c in $($IPT -w -t "$t" -S | awk '$1 == "-P" { print $2 }'); do
+			$IPT -w -t "$t" -P "$c" ACCEPT || return 1
+		done
+	done
+}
+
+# Empty tables drop the iptable_* modules' extra module references, so all
+# can go: iptable_nat, iptable_mangle, iptable_raw and iptable_security
+# when a test used those tables (the kernel loads them on first use; each
+# holds ip_tables), then iptable_filter and ip_tables.  The xt_* modules
+# the rules pulled in (and nf_nat) may stay.
 leave_ip_tables() {
 	local t
-	ipt_reset || fail "cannot reset the ip_tables filter table"
-	for t in $(grep -vx filter /proc/net/ip_tables_names); do
-		printf '*%s\nCOMMIT\n' "$t" | iptables-legacy-restore ||
-			fail "cannot empty the ip_tables $t table"
+	ipt_reset_all || fail "cannot reset the ip_tables tables"
+	for t in nat mangle raw security; do
+		if lsmod | grep -q "^iptable_$t "; then
+			modprobe -r "iptable_$t" || fail "cannot unload iptable_$t"
+		fi
 	done
-	modprobe -r iptable_nat iptable_mangle iptable_raw iptable_security \
-		iptable_filter ip_tables || fail "cannot unload ip_tables"
+	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
 }
 
 use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc
