@@ -232,10 +232,7 @@ dock_probe() {
 # iptables-legacy-save's error and exit status.
 dock_save() {
 	local t
-	for t in filter nat raw; do
-		iptables-legacy-save -t $t 2>&1 | ipt_normalize | sed -E 's/ \[[0-9]+:[0-9]+\]$//'
-		echo "[save $t exit ${PIPESTATUS[0]}]"
-	done
+	for t in filter nat raw; do fw_save $t; done
 }
 
 dock_counters() {
@@ -263,6 +260,10 @@ ip netns exec ext "$PEER_LISTEN" 9000 "$o.ext9000" &
 DOCK_SERVERS="$DOCK_SERVERS $!"
 wait_for 20 grep -q listening "$o.ctr80" && wait_for 20 grep -q listening "$o.ext9000" ||
 	fail "the peer listeners did not start"
+# every neighbour resolved before the reference run (ext -> ctr directly
+# passes root both ways; ctr -> ext the other way round)
+fw_warmup ext 192.168.77.2 172.17.0.2 80
+fw_warmup ctr 172.17.0.2 192.168.77.2 9000
 
 run_docker() {	# BACKEND
 	local b=$1 t r0

@@ -272,8 +272,14 @@ kp_probes() {
 	[ ${#rargs[@]} = 0 ] || $KP_NET probe "${rargs[@]}"
 }
 
-run_kube() {	# BACKEND SPORT-BASE
-	local b=$1 sp=$2 o=$KP_OUT pid
+run_kube() {	# BACKEND: ip_tables (source ports from 21000) or ebpfilter (26000)
+	local b=$1 sp=21000 o=$KP_OUT pid
+	if [ "$b" = ebpfilter ]; then
+		sp=26000
+		# what serves the tables must not be ip_tables' modules (nat included)
+		[ "${FW_BOTH_IP_TABLES:-}" = 1 ] || ! lsmod | grep -E '^(ip_tables|iptable_[a-z]+) ' ||
+			fail "ip_tables modules still loaded beside ebpfilter"
+	fi
 	dmesg_mark
 	run_session "$o.sync1.cmds" >"$o.sync1.$b"
 	{ fw_save filter; fw_save nat; } >"$o.save.$b"
@@ -339,7 +345,7 @@ kp_warmup() {
 kp_warmup
 
 use_ip_tables
-run_kube ip_tables 21000
+run_kube ip_tables
 # The reference must be kube-proxy's behaviour.
 o=$KP_OUT
 bad=$(kp_sync_bad "$o.sync1.ip_tables")
@@ -365,12 +371,7 @@ fw_expect "held connections" "before web1-pod ok; source seen: client|before web
 cmp -s "$o.save.ip_tables" "$o.save2.ip_tables" ||
 	{ diff -u "$o.save.ip_tables" "$o.save2.ip_tables"; fail "under ip_tables, the re-syncs changed the rules"; }
 
-fw_second_engine
-# what serves the tables now must not be ip_tables' modules (nat included)
-[ "${FW_BOTH_IP_TABLES:-}" = 1 ] || ! lsmod | grep -E '^(ip_tables|iptable_[a-z]+) ' ||
-	fail "ip_tables modules still loaded beside ebpfilter"
-run_kube ebpfilter 26000
-cp -r "$FW_OUT" /run/run-guest/ 2>/dev/null
+fw_second_run run_kube
 
 fw_compare "fw-kube-proxy/first sync (commands, outputs, exit statuses)" "$o.sync1"
 fw_compare "fw-kube-proxy/save filter and nat" "$o.save"

@@ -48,15 +48,16 @@ fw_probe() {
 	echo "${r#* }"
 }
 
-# fw_warmup: before any rule, a connect from c until one succeeds (at most
-# three): neighbours resolved and listeners answering, so that no first
-# probe of the reference run times out on ARP under a loaded host.
+# fw_warmup [NETNS SRC DST DPORT]: before any rule, a TCP connect (default
+# from c, 10.0.1.2, to 10.0.1.1:22) until one succeeds (at most three):
+# neighbours resolved and listeners answering, so that no first probe of
+# the reference run times out on ARP under a loaded host.
 fw_warmup() {
 	local i
 	for i in 1 2 3; do
-		[ "$(fw_probe warmup c tcp 10.0.1.2 10.0.1.1 22)" = ok ] && return 0
+		[ "$(fw_probe warmup "${1:-c}" tcp "${2:-10.0.1.2}" "${3:-10.0.1.1}" "${4:-22}")" = ok ] && return 0
 	done
-	fail "the topology does not answer a connect from c without rules"
+	fail "the topology does not answer a connect from ${1:-c} to ${3:-10.0.1.1}:${4:-22} without rules"
 }
 
 # Kernel log lines written by LOG rules with PREFIX since the last mark,
