@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * ipt-badblob's parts (ipt-badblob.c: the filter table's cases and the
+ * request helpers; ipt-badblob-tables.c: every other table's cases).
+ */
+#ifndef TESTS_IPT_BADBLOB_H
+#define TESTS_IPT_BADBLOB_H
+
+#include <stdint.h>
+#include <sys/socket.h>
+
+#include "ipt_builder.h"
+
+/* the raw socket the requests go through */
+extern int sock;
+
+/* "ok", or the errno's name */
+const char *err_name(int err);
+/* GET_INFO of @name with optlen @len; 0 or errno */
+int get_info(const char *name, struct ipt_getinfo *info, socklen_t len);
+/* Table @table's entries, counters zeroed; 0 or errno. */
+int read_named(const char *table, struct buf *out);
+uint64_t fnv1a(const unsigned char *p, size_t n);
+/* GET_INFO's num_entries of @table (0 if it fails) */
+unsigned int named_entries(const char *table);
+/* SET_REPLACE of @req with optlen @len; 0 or errno */
+int send_replace(struct buf *req, socklen_t len);
+/* the filter table's entries (GET_INFO) */
+unsigned int cur_entries(void);
+/* "NAME: errno intact|CHANGED" for a case on the filter table */
+void report(const char *name, int err);
+
+/* ipt-badblob-get.c: ADD_COUNTERS of @n counters of @pcnt packets each
+ * to @table with optlen @len (0 or errno); a GET_INFO answer printed */
+int add_counters(const char *table, unsigned int n, socklen_t len,
+		 uint64_t pcnt);
+void print_info(const char *label, const struct ipt_getinfo *info);
+void run_get_cases(void);
+void run_revision_cases(void);
+void run_counter_cases(void);
+
+#define REPL(req)	((struct ipt_replace *)(req)->data)
+
+/* ipt-badblob-tables.c */
+void run_table_cases(void);
+
+#endif
