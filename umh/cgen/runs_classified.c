@@ -67,6 +67,8 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 	}
 	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
 	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
+	if (run->walks)	/* written with r9, but the verifier cannot know */
+		EM(c, BPF_MOV64_IMM(R8, 0));
 	for (g = 0; g < run->ngroups; g++) {
 		const struct cls_group *gr = &run->g[g];
 		int skip = cg_label(c);

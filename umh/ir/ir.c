@@ -116,15 +116,21 @@ static bool ends_chain(enum ir_verdict v);
 
 /* how deep chain_walked() follows jumps before it says no */
 #define WALKED_DEPTH	16
+/* the most rules a chain the kernel walks whole has: a long chain of kernel
+ * rules is worth compiling after all, its conditions (classified runs:
+ * kube-proxy's KUBE-SERVICES) skip the rules that cannot match */
+#define WALKED_RULES	8
 
 enum { WALKED_UNKNOWN, WALKED_NO, WALKED_YES };
 
 /*
  * Is the chain at @start one the kernel walks whole: every rule before its
  * end (its RETURN policy, or an unconditional verdict) a kernel rule or a
- * jump into such a chain, and at least one of them?  Compiling it gains
- * nothing: its program would hand the packet over at the first of those
- * rules whose addresses match, and the walk goes on from there anyway.
+ * jump into such a chain, at least one and at most WALKED_RULES of them?
+ * Compiling it gains next to nothing: its program would hand the packet
+ * over at the first of those rules whose conditions hold, and the walk
+ * goes on from there anyway (kube-proxy's KUBE-SVC-*: statistic matches;
+ * KUBE-SEP-*: DNAT).
  */
 static bool chain_walked(const struct ir_table *ir, unsigned int start,
 			 unsigned char *memo, unsigned int depth)
@@ -147,7 +153,7 @@ static bool chain_walked(const struct ir_table *ir, unsigned int start,
 			yes = r->verdict == IRV_GOTO ? into : nkernel > 0;
 			break;
 		}
-		if (!r->kernel && !into)
+		if ((!r->kernel && !into) || nkernel == WALKED_RULES)
 			break;
 		nkernel++;
 	}
