@@ -42,15 +42,23 @@ KMOD_BUILD ?= build/kmod
 module: helper
 	@$(MAKE) --no-print-directory module-for KVER=$(KVER)
 
+# A kernel of another Debian suite (mk/kernels.conf) is built in its chroot,
+# with its own compiler (mk/kernel-chroot); every other one here.
 module-for:
 	@test -n "$(KVER)" || { echo "no kernel headers installed (linux-headers-*)" >&2; exit 1; }
-	@test -e /lib/modules/$(KVER)/build/Module.symvers || \
-		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }
-	@mkdir -p $(KMOD_BUILD)/$(KVER)/compat
-	@for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done
-	$(Q)$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
-		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) modules
-	@echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
+	@if [ -z "$(EBPF_IN_CHROOT)" ] && mk/kernel-chroot list | grep -q "^$(KVER) "; then \
+		mk/kernel-chroot dir $(KVER) >/dev/null || { echo "kernel $(KVER) is not set up: run mk/kernel-chroot setup $(KVER)" >&2; exit 1; }; \
+		exec mk/kernel-chroot run $(KVER) $(MAKE) --no-print-directory module-for \
+			KVER=$(KVER) KMOD_BUILD=$(KMOD_BUILD) EBPF_HELPER_IMAGE=$(EBPF_HELPER_IMAGE) \
+			EBPF_IN_CHROOT=1 V=$(V); \
+	fi; \
+	test -e /lib/modules/$(KVER)/build/Module.symvers || \
+		{ echo "no headers for kernel $(KVER): install linux-headers-$(KVER)" >&2; exit 1; }; \
+	mkdir -p $(KMOD_BUILD)/$(KVER)/compat; \
+	for f in $(KMOD_SRCS); do ln -sf $(CURDIR)/$$f $(KMOD_BUILD)/$(KVER)/$${f#kmod/}; done; \
+	$(MAKE) -C /lib/modules/$(KVER)/build M=$(abspath $(KMOD_BUILD)/$(KVER)) \
+		EBPF_ROOT=$(CURDIR) EBPF_HELPER=$(EBPF_HELPER_IMAGE) $(if $(filter 1,$(V)),V=1) modules && \
+	echo "built $(KMOD_BUILD)/$(KVER)/ebpfilter.ko"
 
 modules-all: helper
 	@for k in $(KVERS); do $(MAKE) --no-print-directory module-for KVER=$$k || exit 1; done
