@@ -5,8 +5,10 @@
 #   make                 helper (once) + ebpfilter.ko for KVER
 #   make KVER=...        choose the kernel (default: newest installed headers)
 #   make modules-all     ebpfilter.ko for every kernel with headers installed
-#   make check           the whole test suite (host + QEMU guests, all kernels)
+#   make check           the whole test suite (host + QEMU guests, all kernels;
+#                        KERNELS=all: every test on every kernel)
 #   make demo            build, boot a guest, show ebpfilter at work
+#   make deps            install what the two above need (run by them)
 #
 # The helper (umh/) does not depend on the kernel: it is built once and
 # every module build links the same image.  Modules are built out of tree
@@ -63,10 +65,28 @@ module-for:
 modules-all: helper
 	@for k in $(KVERS); do $(MAKE) --no-print-directory module-for KVER=$$k || exit 1; done
 
-check: helper
-	$(Q)tests/run-all
+# What a fresh machine lacks, installed once (.ci/install-deps, as root);
+# run again only when that script changed since its last run.
+DEPS_STAMP := /var/cache/ebpfilter/deps.stamp
+deps:
+	@want=$$(sha256sum <.ci/install-deps | cut -c1-16); \
+	if [ "$$(cat $(DEPS_STAMP) 2>/dev/null)" != "$$want" ]; then \
+		if [ "$$(id -u)" != 0 ]; then \
+			echo "ebpfilter: this machine lacks build and test dependencies: run 'sudo make deps' once" >&2; \
+			exit 1; \
+		fi; \
+		echo "== installing what this machine lacks (.ci/install-deps: apt, the kernels' chroots)"; \
+		bash .ci/install-deps; \
+	fi
 
-demo: helper
+# KERNELS=all: every guest test on every kernel (default: the kernels of
+# other suites run the smoke tier, mk/kernels.conf)
+check: deps
+	@$(MAKE) --no-print-directory helper
+	$(Q)KERNELS=$(KERNELS) tests/run-all
+
+demo: deps
+	@$(MAKE) --no-print-directory helper
 	$(Q)tests/demo
 
 clean:
@@ -80,4 +100,4 @@ distclean: clean
 	$(MAKE) -C umh distclean
 	rm -rf build
 
-.PHONY: all helper module module-for modules-all check demo clean distclean
+.PHONY: all helper module module-for modules-all deps check demo clean distclean

@@ -5,6 +5,7 @@
 # mechanism is reported in dmesg (kmod, the module's own hooks); the rules
 # stay in force while the helper is dead (kill -9) and after its restart;
 # rmmod leaves no ebpfilter program or map behind.
+# run-all-tier: smoke
 . tests/guest/lib-ebpfilter.sh
 IPT=iptables-legacy
 BPFTOOL=${BPFTOOL:-/usr/sbin/bpftool}

@@ -1,6 +1,7 @@
 #!/bin/bash
 # Counters survive a helper crash: what the BPF programs counted since the
 # last change is still there after kill -9 and the restart.
+# run-all-tier: smoke
 . tests/guest/ipt-lib.sh
 use_ebpfilter
 ip link set lo up

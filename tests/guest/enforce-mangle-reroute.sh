@@ -7,6 +7,7 @@
 # Under ip_tables, then ebpfilter, same boot: no rule (timeout), a MARK 7
 # rule (ok: re-routed), a MARK 8 rule (timeout), and the mangle table's
 # counters; all identical.
+# run-all-tier: smoke
 . tests/guest/fw-lib.sh
 
 verdict_tools

@@ -7,6 +7,7 @@
 # mangle, raw, security) gets the layout, counter and GET_ENTRIES cases,
 # and the tables' targets are tried where they are and are not allowed.
 # The harness checks dmesg for WARN/BUG.
+# run-all-tier: smoke
 . tests/guest/ipt-lib.sh
 
 bin=$IPT_BADBLOB

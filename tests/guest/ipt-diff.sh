@@ -5,9 +5,13 @@
 # identical.  Ends with "N passed, N failed" over the sessions.
 # run-all-cost: 330
 # run-all-timeout: 1200
+# run-all-tier: smoke (there: the sessions of every table and of errors)
 . tests/guest/ipt-lib.sh
 
 # IPT_SESSIONS="a.cmds b.cmds" runs only those (debugging)
+if [ -z "${IPT_SESSIONS-}" ] && [ "${EBPF_TIER-}" = smoke ]; then
+	IPT_SESSIONS="tests/ipt/sessions/tables.cmds tests/ipt/sessions/errors.cmds"
+fi
 sessions=()
 for s in ${IPT_SESSIONS:-tests/ipt/sessions/*.cmds}; do
 	ipt_drop_unenforceable <"$s" >"$IPT_OUT/$(basename "$s")"

@@ -4,6 +4,7 @@
 # rejected SET_REPLACE afterwards leaves them untouched; and a helper killed
 # after saving a change but before its reply reached the module leaves the
 # caller with an error and the previous tables in force, not the new ones.
+# run-all-tier: smoke
 . tests/guest/ipt-lib.sh
 
 use_ebpfilter

@@ -1,6 +1,7 @@
 #!/bin/bash
 # kill -9 of the helper: reported in dmesg with the signal; the next
 # request starts a new helper and is served.
+# run-all-tier: smoke
 . tests/guest/lib-ebpfilter.sh
 ebpf_install
 dmesg_mark

@@ -4,6 +4,7 @@
 # EBPF_TEST_SIGSYS build makes one on SIGUSR1) kills it with SIGSYS, the
 # module reports that, the rules stay in force while it is dead, and the
 # next request starts a new helper that serves the same state.
+# run-all-tier: smoke
 . tests/guest/lib-ebpfilter.sh
 IPT=iptables-legacy
 

@@ -25,8 +25,16 @@
 # Output: one line per rule set, then "verdict-diff: N rule sets, ..." and
 # "N passed, N failed".  Artifacts: $IPT_OUT/verdict/ (copied to the run dir).
 # run-all-cost: 180
+# run-all-tier: smoke (there: a subset of the sets, smoke_sets)
 . tests/verdict/lib.sh
 
+# In the smoke tier (kernels of other suites, tests/run-all) one set per
+# kind of rule: the codegen's, state, kernel extensions, every table.
+smoke_sets="01-counting 10-state 17-classified 18-reject 22-every-extension 23-chains-kernel
+	24-nat 25-mangle-raw-security"
+if [ -z "${VERDICT_SETS-}" ] && [ "${EBPF_TIER-}" = smoke ]; then
+	VERDICT_SETS=$(for s in $smoke_sets; do printf 'tests/verdict/%s.rules ' "$s"; done)
+fi
 sets=(${VERDICT_SETS:-tests/verdict/*.rules})
 probes=tests/verdict/probes.txt
 out=$IPT_OUT/verdict
