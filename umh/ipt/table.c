@@ -138,8 +138,10 @@ static struct ipt_stored_table *table_use(const char *name)
 	struct ipt_stored_table *t = ipt_table_slot(name);
 	struct ipt_blob initial;
 
-	if (!t || t->blob.entries)
-		return t && t->blob.entries ? t : NULL;
+	if (!t)
+		return NULL;
+	if (t->blob.entries)
+		return t;	/* made before */
 	if (!(backend_tables() & (1u << t->index)))
 		return NULL;
 	if (build_initial_table(t, &initial))
@@ -235,8 +237,9 @@ fail:
 
 /*
  * xt_alloc_initial_table() (xt_repldata.h) for iptable_<name>: one ACCEPT
- * policy per hook of the table in hook order, then the ERROR tail; it goes
- * through translate_table() like any table, and so does ours.
+ * policy per hook of the table in hook order, then the ERROR tail, laid
+ * one after the other in @buf as in a replace blob; it goes through
+ * translate_table() like any table, and so does ours.
  */
 static int build_initial_table(const struct ipt_stored_table *t,
 			       struct ipt_blob *out)
@@ -249,24 +252,25 @@ static int build_initial_table(const struct ipt_stored_table *t,
 		struct ipt_entry entry;
 		struct xt_error_target target;
 	};
-	struct {
-		struct initial_standard policy[NF_INET_NUMHOOKS];
-		struct initial_error tail;
-	} tbl;
+	union {
+		unsigned char bytes[NF_INET_NUMHOOKS * sizeof(struct initial_standard) +
+				    sizeof(struct initial_error)];
+		struct ipt_entry align;
+	} buf;
+	struct initial_error *tail;
 	struct ipt_replace repl;
-	unsigned int hook, i = 0, bytes = 0;
+	unsigned int hook, n = 0, bytes = 0;
 
-	memset(&tbl, 0, sizeof(tbl));
+	memset(&buf, 0, sizeof(buf));
 	memset(&repl, 0, sizeof(repl));
 	strcpy(repl.name, t->name);
 	repl.valid_hooks = t->valid_hooks;
 
 	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
-		struct initial_standard *p;
+		struct initial_standard *p = (void *)(buf.bytes + bytes);
 
 		if (!(t->valid_hooks & (1 << hook)))
 			continue;
-		p = &tbl.policy[i++];
 		repl.hook_entry[hook] = bytes;
 		repl.underflow[hook] = bytes;
 		p->entry.target_offset = sizeof(struct ipt_entry);
@@ -275,23 +279,19 @@ static int build_initial_table(const struct ipt_stored_table *t,
 		/* XT_STANDARD_TARGET is "": the zeroed name already says so */
 		p->target.verdict = -NF_ACCEPT - 1;
 		bytes += sizeof(*p);
+		n++;
 	}
-	/* the tail right after the last policy */
-	{
-		struct initial_error *tail = (void *)&tbl.policy[i];
+	tail = (void *)(buf.bytes + bytes);
+	tail->entry.target_offset = sizeof(struct ipt_entry);
+	tail->entry.next_offset = sizeof(*tail);
+	tail->target.target.u.user.target_size = XT_ALIGN(sizeof(tail->target));
+	strcpy(tail->target.target.u.user.name, XT_ERROR_TARGET);
+	strcpy(tail->target.errorname, "ERROR");
+	bytes += sizeof(*tail);
 
-		memset(tail, 0, sizeof(*tail));
-		tail->entry.target_offset = sizeof(struct ipt_entry);
-		tail->entry.next_offset = sizeof(*tail);
-		tail->target.target.u.user.target_size =
-			XT_ALIGN(sizeof(tail->target));
-		strcpy(tail->target.target.u.user.name, XT_ERROR_TARGET);
-		strcpy(tail->target.errorname, "ERROR");
-		bytes += sizeof(*tail);
-	}
-	repl.num_entries = i + 1;
+	repl.num_entries = n + 1;
 	repl.size = bytes;
-	return ipt_translate(&repl, &tbl, out);
+	return ipt_translate(&repl, buf.bytes, out);
 }
 
 /*
