@@ -85,7 +85,7 @@ struct ebpf_xt_slot {
 	unsigned int age;
 };
 
-#define EBPF_XT_NTABLES	5
+#define EBPF_XT_NTABLES	EBPF_CTL_NTABLES
 
 /* xt_builtin.c */
 int ebpf_xt_builtin_register(void);

@@ -40,31 +40,23 @@
 struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES] = {
 	{
 		.name = "filter",
-		.valid_hooks = (1 << NF_INET_LOCAL_IN) |
-			       (1 << NF_INET_FORWARD) |
-			       (1 << NF_INET_LOCAL_OUT),
+		.valid_hooks = EBPF_CTL_HOOKS_FILTER,
 		.priority = NF_IP_PRI_FILTER,
 	}, {
 		.name = "nat",
-		.valid_hooks = (1 << NF_INET_PRE_ROUTING) |
-			       (1 << NF_INET_LOCAL_IN) |
-			       (1 << NF_INET_LOCAL_OUT) |
-			       (1 << NF_INET_POST_ROUTING),
+		.valid_hooks = EBPF_CTL_HOOKS_NAT,
 		.nat = true,
 	}, {
 		.name = "mangle",
-		.valid_hooks = (1 << NF_INET_NUMHOOKS) - 1,
+		.valid_hooks = EBPF_CTL_HOOKS_MANGLE,
 		.priority = NF_IP_PRI_MANGLE,
 	}, {
 		.name = "raw",
-		.valid_hooks = (1 << NF_INET_PRE_ROUTING) |
-			       (1 << NF_INET_LOCAL_OUT),
+		.valid_hooks = EBPF_CTL_HOOKS_RAW,
 		.priority = NF_IP_PRI_RAW,
 	}, {
 		.name = "security",
-		.valid_hooks = (1 << NF_INET_LOCAL_IN) |
-			       (1 << NF_INET_FORWARD) |
-			       (1 << NF_INET_LOCAL_OUT),
+		.valid_hooks = EBPF_CTL_HOOKS_SECURITY,
 		.priority = NF_IP_PRI_SECURITY,
 	},
 };

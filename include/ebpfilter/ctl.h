@@ -34,6 +34,23 @@
 /* The number of netfilter hooks of an IPv4 table (NF_INET_NUMHOOKS). */
 #define EBPF_CTL_NF_HOOKS	5
 
+/*
+ * ip_tables' tables, in the order both sides index them, and the hooks of
+ * each (iptable_<name>.c's <NAME>_VALID_HOOKS, bits 1 << NF_INET_*: 0
+ * PRE_ROUTING, 1 LOCAL_IN, 2 FORWARD, 3 LOCAL_OUT, 4 POST_ROUTING): a
+ * table's replace must name exactly its own.
+ */
+#define EBPF_CTL_NTABLES	5
+#define EBPF_CTL_TABLE_NAMES	{ "filter", "nat", "mangle", "raw", "security" }
+#define EBPF_CTL_HOOKS_FILTER	0x0e	/* LOCAL_IN FORWARD LOCAL_OUT */
+#define EBPF_CTL_HOOKS_NAT	0x1b	/* PRE_ROUTING LOCAL_IN LOCAL_OUT POST_ROUTING */
+#define EBPF_CTL_HOOKS_MANGLE	0x1f	/* every hook */
+#define EBPF_CTL_HOOKS_RAW	0x09	/* PRE_ROUTING LOCAL_OUT */
+#define EBPF_CTL_HOOKS_SECURITY	0x0e	/* LOCAL_IN FORWARD LOCAL_OUT */
+#define EBPF_CTL_TABLE_HOOKS	{ EBPF_CTL_HOOKS_FILTER, EBPF_CTL_HOOKS_NAT,	\
+				  EBPF_CTL_HOOKS_MANGLE, EBPF_CTL_HOOKS_RAW,	\
+				  EBPF_CTL_HOOKS_SECURITY }
+
 /**
  * struct ebpf_ctl_install - a new rule set for a table, made live
  * @size:        sizeof(struct ebpf_ctl_install) (the ABI's version)

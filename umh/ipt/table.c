@@ -22,17 +22,7 @@
 #include "lib/log.h"
 
 /* iptable_<name>.c's <NAME>_VALID_HOOKS, in IPT_TABLE_NAMES order */
-#define HOOK(h)	(1u << NF_INET_##h)
-static const unsigned int table_hooks[IPT_NTABLES] = {
-	HOOK(LOCAL_IN) | HOOK(FORWARD) | HOOK(LOCAL_OUT),		/* filter */
-	HOOK(PRE_ROUTING) | HOOK(LOCAL_IN) | HOOK(LOCAL_OUT) |
-		HOOK(POST_ROUTING),					/* nat */
-	HOOK(PRE_ROUTING) | HOOK(LOCAL_IN) | HOOK(FORWARD) |
-		HOOK(LOCAL_OUT) | HOOK(POST_ROUTING),			/* mangle */
-	HOOK(PRE_ROUTING) | HOOK(LOCAL_OUT),				/* raw */
-	HOOK(LOCAL_IN) | HOOK(FORWARD) | HOOK(LOCAL_OUT),		/* security */
-};
-#undef HOOK
+static const unsigned int table_hooks[IPT_NTABLES] = EBPF_CTL_TABLE_HOOKS;
 
 /* The enforcement backend (main.c's, or a test's fake). */
 static struct {

@@ -8,11 +8,12 @@
 #define UMH_IPT_TABLE_VIEW_H
 
 #include <stddef.h>
+#include <ebpfilter/ctl.h>
 
-/* ip_tables' tables, in this order: a table's index (struct
- * ipt_table_view.index) is its place here */
-#define IPT_TABLE_NAMES	{ "filter", "nat", "mangle", "raw", "security" }
-#define IPT_NTABLES	5
+/* ip_tables' tables, in this order (the module's too): a table's index
+ * (struct ipt_table_view.index) is its place here */
+#define IPT_TABLE_NAMES	EBPF_CTL_TABLE_NAMES
+#define IPT_NTABLES	EBPF_CTL_NTABLES
 
 /**
  * struct ipt_table_view - a validated table, in ip_tables' own blob layout
