@@ -69,7 +69,9 @@ mkdir -p "$(dirname "$out")"
 		echo "#define EBPF_HAVE_MAP_CARRIER 1"
 	else
 		rm -f "$tmp"
-		echo "ebpfilter: this kernel exports neither bpf_map_get nor bpf_map_inc with bpf_prog_aux.used_maps_mutex (read $symvers and $bpf_h)" >&2
+		echo "ebpfilter: this kernel exports no bpf_map_get, and lacks" \
+		     "bpf_map_inc or bpf_prog_aux.used_maps_mutex" \
+		     "(read $symvers and $bpf_h)" >&2
 		exit 1
 	fi
 

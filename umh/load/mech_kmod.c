@@ -44,23 +44,16 @@ _Static_assert(sizeof(struct ebpf_counter) == sizeof(struct cg_counter),
 /* the module gave this helper its control file (enf_kmod_note_ctl_fd()) */
 static bool ctl_given;
 /* its EBPF_IOC_FEATURES, asked before the seccomp filter allows only
- * EBPF_IOC_INSTALL
+ * EBPF_IOC_INSTALL (and before the log is open: said by kmod_available())
  */
 static __u32 ctl_features;
+static int ctl_features_err;
 
 void enf_kmod_note_ctl_fd(void)
 {
 	ctl_given = fcntl(EBPF_CTL_FD, F_GETFD) >= 0;
-	if (!ctl_given)
-		return;
-	if (ioctl(EBPF_CTL_FD, EBPF_IOC_FEATURES, &ctl_features)) {
-		log_err("kmod: the module's control file answers no EBPF_IOC_FEATURES: %s\n",
-			strerror(errno));
-		ctl_given = false;
-		return;
-	}
-	if (ctl_features & EBPF_CTL_FEAT_MAPS_PROG)
-		log_info("kmod: this kernel exports no bpf_map_get(): the maps go to the module through a carrier program's used maps\n");
+	if (ctl_given && ioctl(EBPF_CTL_FD, EBPF_IOC_FEATURES, &ctl_features))
+		ctl_features_err = errno;
 }
 
 /*
@@ -94,6 +87,18 @@ static int load_map_carrier(int counters_fd, int resume_fd)
 
 static bool kmod_available(void)
 {
+	static bool said;
+
+	if (said)
+		return ctl_given && !ctl_features_err;
+	said = true;
+	if (ctl_given && ctl_features_err) {
+		log_err("kmod: the module's control file answers no EBPF_IOC_FEATURES: %s\n",
+			strerror(ctl_features_err));
+		return false;
+	}
+	if (ctl_given && (ctl_features & EBPF_CTL_FEAT_MAPS_PROG))
+		log_info("kmod: this kernel exports no bpf_map_get(): the maps go to the module as a carrier program's used maps\n");
 	return ctl_given;
 }
 
