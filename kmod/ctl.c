@@ -30,6 +30,10 @@ static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
 			return -EFAULT;
 		return ebpf_xt_install(&req);
+	case EBPF_IOC_FEATURES:
+		return put_user((u32)(EBPF_MAPS_NEED_CARRIER ?
+				      EBPF_CTL_FEAT_MAPS_PROG : 0),
+				(u32 __user *)arg);
 	default:
 		return -ENOTTY;
 	}

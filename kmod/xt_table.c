@@ -411,9 +411,14 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 	kfree(t);
 }
 
-/* The programs and the counters map, from the helper's fds. */
-static int take_bpf_objects(struct ebpf_xt_table *t,
-			    const struct ebpf_ctl_install *req)
+/*
+ * The programs and the counters map, from the helper's fds; the maps
+ * through the helper's carrier program where the kernel needs one
+ * (compat.h's ebpf_map_get()).
+ */
+static int take_bpf_objects_via(struct ebpf_xt_table *t,
+				const struct ebpf_ctl_install *req,
+				struct bpf_prog *carrier)
 {
 	struct bpf_map *map;
 	u32 zero = 0;
@@ -433,7 +438,7 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 			return PTR_ERR(p);
 		t->prog[h] = p;
 	}
-	map = bpf_map_get(req->counters_fd);
+	map = ebpf_map_get(req->counters_fd, carrier);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	t->counters_map = map;
@@ -449,7 +454,7 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	t->counters = value;	/* array values stay put while the map lives */
 	if (!(req->flags & EBPF_INSTALL_F_RESUME))
 		return 0;
-	map = bpf_map_get(req->resume_fd);
+	map = ebpf_map_get(req->resume_fd, carrier);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	t->resume_map = map;
@@ -458,6 +463,26 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	    map->value_size < sizeof(struct ebpf_resume))
 		return -EINVAL;
 	return 0;
+}
+
+static int take_bpf_objects(struct ebpf_xt_table *t,
+			    const struct ebpf_ctl_install *req)
+{
+	struct bpf_prog *carrier = NULL;
+	int ret;
+
+	if (req->pad)
+		return -EINVAL;
+	if (req->maps_prog_fd >= 0) {
+		carrier = bpf_prog_get_type_dev(req->maps_prog_fd,
+						BPF_PROG_TYPE_SCHED_CLS, false);
+		if (IS_ERR(carrier))
+			return PTR_ERR(carrier);
+	}
+	ret = take_bpf_objects_via(t, req, carrier);
+	if (carrier)
+		bpf_prog_put(carrier);
+	return ret;
 }
 
 int ebpf_xt_install(const struct ebpf_ctl_install *req)

@@ -82,6 +82,14 @@
  *               BPF_MAP_TYPE_PERCPU_ARRAY with one struct ebpf_resume,
  *               where a program that returns EBPF_PROG_WALK left the point
  *               the module's walk continues from; else ignored
+ * @maps_prog_fd: -1, or where EBPF_IOC_FEATURES says
+ *               EBPF_CTL_FEAT_MAPS_PROG: a BPF_PROG_TYPE_SCHED_CLS program
+ *               (never run) that uses the maps of @counters_fd and
+ *               @resume_fd: a kernel that exports no bpf_map_get() to
+ *               modules (5.10) resolves their fds only through a
+ *               program's used maps (kmod/compat/map_carrier.c).  The fds
+ *               must still name them: the module matches each fd's map.
+ * @pad:         0
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
@@ -103,6 +111,8 @@ struct ebpf_ctl_install {
 	__s32 prog_fd[EBPF_CTL_NF_HOOKS];
 	__s32 counters_fd;
 	__s32 resume_fd;
+	__s32 maps_prog_fd;
+	__u32 pad;
 };
 
 /* struct ebpf_ctl_install.flags */
@@ -160,5 +170,10 @@ enum ebpf_ctl_cb {
 #define EBPF_PROG_WALK		2
 
 #define EBPF_IOC_INSTALL	_IOW('E', 1, struct ebpf_ctl_install)
+
+/* EBPF_IOC_FEATURES: the module writes a __u32 of EBPF_CTL_FEAT_* bits. */
+#define EBPF_IOC_FEATURES	_IOR('E', 2, __u32)
+/* EBPF_IOC_INSTALL needs @maps_prog_fd (see struct ebpf_ctl_install) */
+#define EBPF_CTL_FEAT_MAPS_PROG	0x1
 
 #endif

@@ -33,4 +33,25 @@
 #define EBPF_IMPORT_BPF_NS()
 #endif
 
+/*
+ * How the rule engine takes the helper's maps from their fds (probe.sh):
+ * bpf_map_get() where the kernel exports it; else (5.10) through the used
+ * maps of a program the helper loads with them (compat/map_carrier.c),
+ * which the helper is told to pass by EBPF_CTL_FEAT_MAPS_PROG.
+ */
+struct bpf_map;
+struct bpf_prog;
+#if defined(EBPF_HAVE_BPF_MAP_GET)
+#define EBPF_MAPS_NEED_CARRIER 0
+#define ebpf_map_get(fd, carrier) bpf_map_get(fd)
+#elif defined(EBPF_HAVE_MAP_CARRIER)
+#define EBPF_MAPS_NEED_CARRIER 1
+struct bpf_map *ebpf_map_get(int fd, struct bpf_prog *carrier);
+#endif
+
+/* Running a program (probe.sh): the macro before v5.15. */
+#ifndef EBPF_HAVE_BPF_PROG_RUN_FN
+#define bpf_prog_run(prog, ctx) BPF_PROG_RUN(prog, ctx)
+#endif
+
 #endif /* EBPF_COMPAT_H */

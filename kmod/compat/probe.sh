@@ -10,10 +10,13 @@
 # choices the core files test.  A kernel that lacks a symbol the blob-exec
 # shim cannot do without stops the build here with a message naming it.
 #
-# usage: probe.sh MODULE_SYMVERS OUTPUT_HEADER
+# usage: probe.sh MODULE_SYMVERS OUTPUT_HEADER [KERNEL_SRCTREE]
 set -eu
 symvers=$1
 out=$2
+# the kernel's headers, for what a header declares (struct members)
+bpf_h=${3:-$(dirname "$symvers")}/include/linux/bpf.h
+filter_h=${3:-$(dirname "$symvers")}/include/linux/filter.h
 
 if [ ! -r "$symvers" ]; then
 	echo "ebpfilter: cannot read $symvers: install the kernel's headers package" >&2
@@ -53,6 +56,36 @@ mkdir -p "$(dirname "$out")"
 	if awk '$2 == "bpf_map_get" && $5 == "BPF_INTERNAL" { f = 1 } END { exit !f }' "$symvers"; then
 		echo "#define EBPF_HAVE_NS_BPF_INTERNAL 1"
 	fi
+
+	# Checked 2026-12-05 in Debian's Module.symvers: 5.10.0-32 exports
+	# no bpf_map_get (exported for modules from v5.15, 2021-08), only
+	# bpf_map_inc and bpf_map_put.  Without it the rule engine resolves
+	# the helper's map fds through a program that uses them
+	# (compat/map_carrier.c, which needs bpf_prog_aux's used_maps_mutex:
+	# v5.10, 2020-09).
+	if exported bpf_map_get; then
+		echo "#define EBPF_HAVE_BPF_MAP_GET 1"
+	elif exported bpf_map_inc && grep -q used_maps_mutex "$bpf_h"; then
+		echo "#define EBPF_HAVE_MAP_CARRIER 1"
+	else
+		rm -f "$tmp"
+		echo "ebpfilter: this kernel exports no bpf_map_get, and lacks" \
+		     "bpf_map_inc or bpf_prog_aux.used_maps_mutex" \
+		     "(read $symvers and $bpf_h)" >&2
+		exit 1
+	fi
+
+	# 2021-08 (v5.15) include/linux/filter.h: the BPF_PROG_RUN() macro
+	# became the function bpf_prog_run(); 5.10 has only the macro.
+	if grep -q "u32 bpf_prog_run(const struct bpf_prog" "$filter_h"; then
+		echo "#define EBPF_HAVE_BPF_PROG_RUN_FN 1"
+	elif grep -q "define BPF_PROG_RUN(prog, ctx)" "$filter_h"; then
+		:
+	else
+		rm -f "$tmp"
+		echo "ebpfilter: $filter_h has neither bpf_prog_run() nor BPF_PROG_RUN()" >&2
+		exit 1
+	fi
 } > "$tmp"
 
 # What the blob-exec shim is built from (kmod/umd_shim.c, kmod/channel.c,
@@ -75,7 +108,7 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   xt_register_targets xt_register_matches xt_tee_enabled \
 	   xt_match_to_user xt_target_to_user \
 	   nf_skb_duplicated nf_register_net_hooks bpf_prog_get_type_dev \
-	   bpf_prog_put bpf_map_get bpf_map_put; do
+	   bpf_prog_put bpf_map_put; do
 	exported "$sym" || missing="$missing $sym"
 done
 if [ -n "$missing" ]; then

@@ -148,9 +148,31 @@ run_backend() {	# BACKEND
 	reset_one
 }
 
+# Unload module @1 and, first, every module holding it.
+unload_with_holders() {
+	local h
+	[ -d "/sys/module/$1" ] || return 0
+	for h in $(ls "/sys/module/$1/holders"); do
+		unload_with_holders "$h" || return 1
+	done
+	modprobe -r "$1"
+}
+
 use_ip_tables
 run_backend ip_tables
 leave_ip_tables
+# Before v5.13 (2021-04, nf_defrag_ipv4_disable()) a netns keeps IPv4
+# defragmentation once conntrack enabled it (ip_tables' pass of 10-state):
+# the second pass's FORWARD would see datagrams where the first saw
+# fragments.  On such a kernel (5.10) the second pass starts as the first
+# did: defrag unloaded with everything holding it.
+case $(uname -r) in
+[1-4].* | 5.[0-9].* | 5.1[0-2].*)
+	if ! unload_with_holders nf_defrag_ipv4; then
+		fail "cannot unload nf_defrag_ipv4 (5.10 keeps defrag on): the passes would differ"
+	fi
+	;;
+esac
 if [ "${VERDICT_BOTH_IP_TABLES:-}" = 1 ]; then
 	# run-guest --env VERDICT_BOTH_IP_TABLES=1: the reference twice (its
 	# results filed as "ebpfilter"), the check that a rule set compares

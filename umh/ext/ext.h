@@ -49,6 +49,15 @@ struct ext_decode {
 	size_t err_len;
 };
 
+/*
+ * ext_desc.check's answer for a payload that only some kernels refuse
+ * (multiport's malformed ranges: refused since multiport_valid_ranges(),
+ * accepted by 5.10): -EINVAL where the helper checks alone; where the
+ * backend's kernel checks every extension (kmod) that check decides, and
+ * the rule's decode() leaves it to the kernel's walk (-EOPNOTSUPP).
+ */
+#define EXT_KERNEL_DECIDES	1
+
 /* ext_desc.decode's answer for a match that tests nothing (comment) */
 #define EXT_MATCHES_ALL	1
 

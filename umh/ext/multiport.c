@@ -47,7 +47,7 @@ static int multiport_check(const struct ipt_ip *ip, const void *data,
 	     mp->flags != XT_MULTIPORT_EITHER) ||
 	    mp->count > XT_MULTI_PORTS)
 		return -EINVAL;
-	return multiport_ranges_ok(mp) ? 0 : -EINVAL;
+	return multiport_ranges_ok(mp) ? 0 : EXT_KERNEL_DECIDES;
 }
 
 static int multiport_decode(const struct ext_decode *d, struct ir_match *m)
@@ -57,6 +57,10 @@ static int multiport_decode(const struct ext_decode *d, struct ir_match *m)
 
 	if (mp->count > XT_MULTI_PORTS || mp->flags > XT_MULTIPORT_EITHER)
 		goto bad;
+	/* a kernel that took them (EXT_KERNEL_DECIDES) walks them itself */
+	if (!multiport_ranges_ok(mp))
+		return ext_fail(d->err, d->err_len, -EOPNOTSUPP,
+				"malformed multiport ranges: the kernel's own match decides");
 	m->kind = IRM_MPORT;
 	m->mp.mode = mp->flags == XT_MULTIPORT_SOURCE ? IR_MP_SRC :
 		     mp->flags == XT_MULTIPORT_DESTINATION ? IR_MP_DST :

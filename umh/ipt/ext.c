@@ -76,12 +76,18 @@ static int check_ext(const struct ipt_ext *e, const struct ipt_ip *ip,
 		     unsigned int data_size, const void *data)
 {
 	const struct ext_desc *x = e->x;
+	int r;
 
 	if (XT_ALIGN(e->rev->size) != data_size)
 		return -EINVAL;
 	if (x->proto && (x->proto != ip->proto || (ip->invflags & IPT_INV_PROTO)))
 		return -EINVAL;
-	return x->check ? x->check(ip, data, e->rev->revision) : 0;
+	if (!x->check)
+		return 0;
+	r = x->check(ip, data, e->rev->revision);
+	if (r == EXT_KERNEL_DECIDES)
+		return ipt_backend_kernel_checks() ? 0 : -EINVAL;
+	return r;
 }
 
 int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)

@@ -26,8 +26,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/ioctl.h>
 #include <linux/netfilter.h>
+
+#include <bpf/bpf.h>
 
 #include <ebpfilter/ctl.h>
 
@@ -40,14 +43,62 @@ _Static_assert(sizeof(struct ebpf_counter) == sizeof(struct cg_counter),
 
 /* the module gave this helper its control file (enf_kmod_note_ctl_fd()) */
 static bool ctl_given;
+/* its EBPF_IOC_FEATURES, asked before the seccomp filter allows only
+ * EBPF_IOC_INSTALL (and before the log is open: said by kmod_available())
+ */
+static __u32 ctl_features;
+static int ctl_features_err;
 
 void enf_kmod_note_ctl_fd(void)
 {
 	ctl_given = fcntl(EBPF_CTL_FD, F_GETFD) >= 0;
+	if (ctl_given && ioctl(EBPF_CTL_FD, EBPF_IOC_FEATURES, &ctl_features))
+		ctl_features_err = errno;
+}
+
+/*
+ * The program that carries the maps to a module that cannot take them
+ * from fds (EBPF_CTL_FEAT_MAPS_PROG): loads each map's address, returns 0.
+ * Never attached nor run; the module drops it after EBPF_IOC_INSTALL.
+ */
+static int load_map_carrier(int counters_fd, int resume_fd)
+{
+	struct bpf_insn insns[6];
+	unsigned int n = 0;
+	int fds[2] = { counters_fd, resume_fd };
+	unsigned int i;
+
+	memset(insns, 0, sizeof(insns));
+	for (i = 0; i < 2; i++) {
+		if (fds[i] < 0)
+			continue;
+		insns[n].code = BPF_LD | BPF_DW | BPF_IMM;
+		insns[n].dst_reg = BPF_REG_1;
+		insns[n].src_reg = BPF_PSEUDO_MAP_FD;
+		insns[n].imm = fds[i];
+		n += 2;
+	}
+	insns[n].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
+	insns[n++].dst_reg = BPF_REG_0;
+	insns[n++].code = BPF_JMP | BPF_EXIT;
+	return bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "ebpf_maps", "GPL",
+			     insns, n, NULL);
 }
 
 static bool kmod_available(void)
 {
+	static bool said;
+
+	if (said)
+		return ctl_given && !ctl_features_err;
+	said = true;
+	if (ctl_given && ctl_features_err) {
+		log_err("kmod: the module's control file answers no EBPF_IOC_FEATURES: %s\n",
+			strerror(ctl_features_err));
+		return false;
+	}
+	if (ctl_given && (ctl_features & EBPF_CTL_FEAT_MAPS_PROG))
+		log_info("kmod: this kernel exports no bpf_map_get(): the maps go to the module as a carrier program's used maps\n");
 	return ctl_given;
 }
 
@@ -109,13 +160,28 @@ static int kmod_install(const struct ipt_table_view *t,
 		in.flags |= EBPF_INSTALL_F_RESUME;
 		in.resume_fd = resume_fd;
 	}
+	in.maps_prog_fd = -1;
+	if (ctl_features & EBPF_CTL_FEAT_MAPS_PROG) {
+		in.maps_prog_fd = load_map_carrier(counters_fd, in.resume_fd);
+		if (in.maps_prog_fd < 0) {
+			int e = -errno;
+
+			snprintf(err, len, "loading the maps' carrier program: %s",
+				 strerror(-e));
+			return e;
+		}
+	}
 	if (ioctl(EBPF_CTL_FD, EBPF_IOC_INSTALL, &in)) {
 		int e = -errno;
 
 		snprintf(err, len, "the module refused the rule set: %s",
 			 strerror(-e));
+		if (in.maps_prog_fd >= 0)
+			close(in.maps_prog_fd);
 		return e;
 	}
+	if (in.maps_prog_fd >= 0)
+		close(in.maps_prog_fd);
 	return 0;
 }
 
