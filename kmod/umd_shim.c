@@ -95,7 +95,7 @@ int ebpf_umd_load_blob(struct ebpf_umd *umd, const void *data, size_t len)
 	ssize_t n;
 	int err;
 
-	w = shmem_file_setup(umd->name, len, VM_NORESERVE);
+	w = shmem_file_setup(umd->name, len, EBPF_SHMEM_NORESERVE);
 	if (IS_ERR(w))
 		return PTR_ERR(w);
 	n = kernel_write(w, data, len, &pos);

@@ -141,7 +141,7 @@ unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
 		    smp_processor_id() * 2 * max(t->stacksize, 1u);
 	/* TEE's duplicate runs the table from inside the original's walk */
 	if (static_key_false(&xt_tee_enabled))
-		jumpstack += t->stacksize * __this_cpu_read(nf_skb_duplicated);
+		jumpstack += t->stacksize * ebpf_nf_skb_duplicated();
 
 	e = (struct ipt_entry *)(table_base + t->hook_entry[hook]);
 	if (from) {	/* checked by the caller */

@@ -25,9 +25,11 @@
 /*
  * The namespace bpf_map_get() is exported in (probe.sh): imported once, in
  * xt_table.c.  MODULE_IMPORT_NS takes the bare name before v6.13 and a
- * string after; the targets here before 7.x use the bare name.
+ * string after (probe.sh: EBPF_HAVE_STRING_IMPORT_NS).
  */
-#ifdef EBPF_HAVE_NS_BPF_INTERNAL
+#if defined(EBPF_HAVE_NS_BPF_INTERNAL) && defined(EBPF_HAVE_STRING_IMPORT_NS)
+#define EBPF_IMPORT_BPF_NS() MODULE_IMPORT_NS("BPF_INTERNAL")
+#elif defined(EBPF_HAVE_NS_BPF_INTERNAL)
 #define EBPF_IMPORT_BPF_NS() MODULE_IMPORT_NS(BPF_INTERNAL)
 #else
 #define EBPF_IMPORT_BPF_NS()
@@ -52,6 +54,24 @@ struct bpf_map *ebpf_map_get(int fd, struct bpf_prog *carrier);
 /* Running a program (probe.sh): the macro before v5.15. */
 #ifndef EBPF_HAVE_BPF_PROG_RUN_FN
 #define bpf_prog_run(prog, ctx) BPF_PROG_RUN(prog, ctx)
+#endif
+
+/*
+ * TEE's "this is the duplicate" flag, which picks the second half of a
+ * CPU's jump stack (ipt_do_table()): a per-CPU variable before v6.14, a
+ * bit of the task after (probe.sh).
+ */
+#ifdef EBPF_HAVE_TASK_NF_DUPLICATE
+#define ebpf_nf_skb_duplicated() (current->in_nf_duplicate)
+#else
+#define ebpf_nf_skb_duplicated() __this_cpu_read(nf_skb_duplicated)
+#endif
+
+/* shmem_file_setup()'s flags argument: no accounting (probe.sh) */
+#ifdef EBPF_HAVE_SHMEM_VMA_FLAGS
+#define EBPF_SHMEM_NORESERVE mk_vma_flags(VMA_NORESERVE_BIT)
+#else
+#define EBPF_SHMEM_NORESERVE VM_NORESERVE
 #endif
 
 #endif /* EBPF_COMPAT_H */

@@ -10,13 +10,15 @@
 # choices the core files test.  A kernel that lacks a symbol the blob-exec
 # shim cannot do without stops the build here with a message naming it.
 #
-# usage: probe.sh MODULE_SYMVERS OUTPUT_HEADER [KERNEL_SRCTREE]
+# A few capabilities are not exports but struct members, macros or
+# prototypes: those are read from the kernel's headers (SRCTREE, Kbuild's
+# $(srctree)).
+#
+# usage: probe.sh MODULE_SYMVERS OUTPUT_HEADER [SRCTREE]
 set -eu
 symvers=$1
 out=$2
-# the kernel's headers, for what a header declares (struct members)
-bpf_h=${3:-$(dirname "$symvers")}/include/linux/bpf.h
-filter_h=${3:-$(dirname "$symvers")}/include/linux/filter.h
+srctree=${3:-$(dirname "$symvers")}
 
 if [ ! -r "$symvers" ]; then
 	echo "ebpfilter: cannot read $symvers: install the kernel's headers package" >&2
@@ -34,6 +36,29 @@ exported() {
 	esac
 	return 1
 }
+
+# header_has FILE REGEX: FILE (under SRCTREE's include/) matches REGEX.
+# A missing header is an error, not a "no": a wrong SRCTREE would
+# otherwise pick the old API silently.
+header_has() {
+	if [ ! -r "$srctree/include/$1" ]; then
+		echo "ebpfilter: cannot read $srctree/include/$1 (kernel headers, SRCTREE)" >&2
+		exit 1
+	fi
+	grep -Eq "$2" "$srctree/include/$1"
+}
+
+# What stands in for nf_skb_duplicated (below): probed before the output.
+# 2025 (after v6.12; upstream "netfilter: nf_dup{4, 6}: Move duplication
+# check to task_struct", PREEMPT_RT work): the per-CPU nf_skb_duplicated became the task's
+# in_nf_duplicate bit and its export went; ip_tables' ipt_do_table() reads
+# current->in_nf_duplicate (Debian's 7.3.4+deb13, checked 2026-12-05).
+nf_dup=""
+if header_has linux/sched.h 'unsigned[[:space:]]+in_nf_duplicate:1;'; then
+	nf_dup=task
+elif exported nf_skb_duplicated; then
+	nf_dup=percpu
+fi
 
 tmp="$out.tmp"
 mkdir -p "$(dirname "$out")"
@@ -65,26 +90,44 @@ mkdir -p "$(dirname "$out")"
 	# v5.10, 2020-09).
 	if exported bpf_map_get; then
 		echo "#define EBPF_HAVE_BPF_MAP_GET 1"
-	elif exported bpf_map_inc && grep -q used_maps_mutex "$bpf_h"; then
+	elif exported bpf_map_inc && header_has linux/bpf.h used_maps_mutex; then
 		echo "#define EBPF_HAVE_MAP_CARRIER 1"
 	else
 		rm -f "$tmp"
 		echo "ebpfilter: this kernel exports no bpf_map_get, and lacks" \
 		     "bpf_map_inc or bpf_prog_aux.used_maps_mutex" \
-		     "(read $symvers and $bpf_h)" >&2
+		     "(read $symvers and $srctree/include/linux/bpf.h)" >&2
 		exit 1
 	fi
 
 	# 2021-08 (v5.15) include/linux/filter.h: the BPF_PROG_RUN() macro
 	# became the function bpf_prog_run(); 5.10 has only the macro.
-	if grep -q "u32 bpf_prog_run(const struct bpf_prog" "$filter_h"; then
+	if header_has linux/filter.h 'u32 bpf_prog_run\(const struct bpf_prog'; then
 		echo "#define EBPF_HAVE_BPF_PROG_RUN_FN 1"
-	elif grep -q "define BPF_PROG_RUN(prog, ctx)" "$filter_h"; then
+	elif header_has linux/filter.h 'define BPF_PROG_RUN\(prog, ctx\)'; then
 		:
 	else
 		rm -f "$tmp"
-		echo "ebpfilter: $filter_h has neither bpf_prog_run() nor BPF_PROG_RUN()" >&2
+		echo "ebpfilter: $srctree/include/linux/filter.h has neither bpf_prog_run() nor BPF_PROG_RUN()" >&2
 		exit 1
+	fi
+
+	# 2024-12 (v6.13) "module: Convert symbol namespace to string
+	# literal": MODULE_IMPORT_NS() takes "NS", no longer the bare NS it
+	# used to __stringify() (Debian's 7.3.4+deb13, checked 2026-12-05).
+	if header_has linux/module.h 'define MODULE_IMPORT_NS\(ns\)[[:space:]]+MODULE_INFO\(import_ns, ns\)'; then
+		echo "#define EBPF_HAVE_STRING_IMPORT_NS 1"
+	fi
+
+	if [ "$nf_dup" = task ]; then
+		echo "#define EBPF_HAVE_TASK_NF_DUPLICATE 1"
+	fi
+
+	# After v6.12 (mm's conversion of VMA flags to vma_flags_t; seen in
+	# Debian's 7.3.4+deb13, checked 2026-12-05): shmem_file_setup() takes
+	# a vma_flags_t (mk_vma_flags(VMA_*_BIT)), no longer a VM_* mask.
+	if header_has linux/shmem_fs.h 'shmem_file_setup\(.*vma_flags_t'; then
+		echo "#define EBPF_HAVE_SHMEM_VMA_FLAGS 1"
 	fi
 } > "$tmp"
 
@@ -107,10 +150,13 @@ for sym in shmem_file_setup kernel_write dentry_open fput \
 	   xt_alloc_entry_offsets xt_find_jump_offset xt_check_table_hooks \
 	   xt_register_targets xt_register_matches xt_tee_enabled \
 	   xt_match_to_user xt_target_to_user \
-	   nf_skb_duplicated nf_register_net_hooks bpf_prog_get_type_dev \
+	   nf_register_net_hooks bpf_prog_get_type_dev \
 	   bpf_prog_put bpf_map_put; do
 	exported "$sym" || missing="$missing $sym"
 done
+# TEE's recursion flag, read for the jump stack as ipt_do_table() does
+[ -n "$nf_dup" ] ||
+	missing="$missing nf_skb_duplicated (nor task_struct.in_nf_duplicate)"
 if [ -n "$missing" ]; then
 	rm -f "$tmp"
 	echo "ebpfilter: this kernel does not export what the blob-exec shim and the rule engine need:$missing" >&2

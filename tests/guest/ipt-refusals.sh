@@ -32,7 +32,12 @@ assert_nothing_left
 # The mechanisms kept for comparison refuse what they cannot enforce,
 # with a clear message and nothing changed.
 mechs=tc
-grep -q '^CONFIG_NETFILTER_BPF_LINK=y' "/boot/config-$KVER" && mechs="netfilter tc"
+# the kernel's config: /boot's (installed kernels) or its module tree's
+# (the chroot kernels of mk/kernels.conf: 7.3 has no /boot/config-*)
+kconfig=/boot/config-$KVER
+[ -r "$kconfig" ] || kconfig=/lib/modules/$KVER/config
+[ -r "$kconfig" ] || fail "no kernel config for $KVER"
+grep -q '^CONFIG_NETFILTER_BPF_LINK=y' "$kconfig" && mechs="netfilter tc"
 for m in $mechs; do
 	EBPF_MODPARAMS="mechanism=$m" use_ebpfilter
 	$IPT -A INPUT -p tcp --dport 22 -j ACCEPT || fail "$m: plain rule"

@@ -113,3 +113,18 @@ wait_for() {
 		sleep 0.1
 	done
 }
+
+# skip_unless_kbuild_cc: skip (77) when the compiler the running kernel's
+# kbuild calls (its headers' CONFIG_CC_VERSION_TEXT, e.g.
+# x86_64-linux-gnu-gcc-14) is not in this userland: the kernels of other
+# Debian suites (mk/kernels.conf: 7.3 with gcc-14) boot with the build
+# machine's Debian 12 userland, where nothing (DKMS) can build for them.
+skip_unless_kbuild_cc() {
+	local k cc
+	k=$(uname -r)
+	cc=$(sed -n 's/^CONFIG_CC_VERSION_TEXT="\([^ "]*\).*/\1/p' \
+		"/lib/modules/$k/build/.config" 2>/dev/null)
+	[ -n "$cc" ] || return 0
+	command -v "$cc" >/dev/null ||
+		skip "$k's kbuild calls $cc, which this userland lacks: nothing can build a module for it here (its module is built in its chroot, mk/kernel-chroot)"
+}
