@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # bench/calls.sh: issue 20 item 1's cells that change rules one call at a
 # time, sourced by bench/run's guest side (BENCH_CELLS=calls; see
 # bench/README.md).  Guest time (-icount: instructions) per call, best over
@@ -156,6 +157,7 @@ calls_add() {	# B N
 	calls_load $b $W/calls-linear-$n
 	ns_now >/dev/null; i0=$I0; t0=$(ns_now)
 	for ((i = 0; i < CALLS_ADDS; i++)); do
+		# shellcheck disable=SC2206 # "IP PORT": two words
 		r=(${ADD_RULE[$i]})
 		case $b in
 		nft) nft add rule ip bench fchain ip saddr ${r[0]} tcp dport ${r[1]} drop ;;
@@ -245,8 +247,8 @@ calls_measure() {
 }
 
 calls_table() {
-	local c r1 r2 t v
-	local cells="$(for n in $CALLS_NS; do echo add.$n; done) ban.$CALLS_BANNED unban.$CALLS_BANNED sync.$CALLS_KUBE"
+	local c r1 r2 cells
+	cells="$(for n in $CALLS_NS; do echo add.$n; done) ban.$CALLS_BANNED unban.$CALLS_BANNED sync.$CALLS_KUBE"
 	say ""
 	say "(calls) changing rules one call at a time: busy guest ms (= instructions: the clock's"
 	say "time less the vCPU's idle time) per call (per sync for sync), best of ${ROUNDS}, and"
