@@ -124,6 +124,13 @@ static int backend_read_counters(void *ctx, unsigned int index,
 	return enforce_read_counters(index, c, n);
 }
 
+static int backend_read_retired_counters(void *ctx, unsigned int index,
+					 struct xt_counters *c, unsigned int n)
+{
+	(void)ctx;
+	return enforce_read_retired_counters(index, c, n);
+}
+
 static bool backend_kernel_checks(void *ctx)
 {
 	(void)ctx;
@@ -139,6 +146,7 @@ static unsigned int backend_tables(void *ctx)
 static const struct ipt_backend_ops enforce_backend = {
 	.commit = backend_commit,
 	.read_counters = backend_read_counters,
+	.read_retired_counters = backend_read_retired_counters,
 	.kernel_checks = backend_kernel_checks,
 	.tables = backend_tables,
 };

@@ -186,6 +186,7 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		     const struct xt_counters *base, struct xt_counters *old)
 {
 	struct ipt_table_view v = view_of(t, nb);
+	bool retired = backend.ops && backend.ops->read_retired_counters;
 	struct xt_counters *nbase;
 	char why[256] = "";
 	int err;
@@ -196,7 +197,9 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		return -ENOMEM;
 	if (base)
 		memcpy(nbase, base, nb->num_entries * sizeof(*nbase));
-	if (old && t->blob.entries) {
+	/* without read_retired_counters, the old counts before the switch:
+	 * what the old rules count until it is lost */
+	if (old && t->blob.entries && !retired) {
 		err = ipt_table_read_counters(t, old);
 		if (err)
 			goto fail;
@@ -211,6 +214,19 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		goto fail;
 	}
 
+	/* the old rules' counts to the end: they run no more */
+	if (old && t->blob.entries && retired) {
+		memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
+		if (t->committed) {
+			err = backend.ops->read_retired_counters(backend.ctx,
+				t->index, old, t->blob.num_entries);
+			/* the new rules are in: as ip_tables when it cannot
+			 * copy the old counters out, the commit stands */
+			if (err)
+				log_err("iptables: reading the replaced rules' counters failed (%d)\n",
+					err);
+		}
+	}
 	ipt_blob_free(&t->blob);
 	free(t->base);
 	t->blob = *nb;
