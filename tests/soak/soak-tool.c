@@ -5,7 +5,7 @@
  *   soak-tool fuzz SEED N     N malformed and mutated iptables sockopt
  *                             requests (case i is a function of SEED and i
  *                             alone), one line each:
- *                               <i> <table> <kind> <errno|ok> [CHANGED]
+ *                               <i> <table> <kind>[:detail] <errno|ok> [CHANGED]
  *                             then "summary ..." and the traffic checks.
  *   soak-tool probe STOPFILE  UDP probes over lo until STOPFILE exists:
  *                             127.0.0.1:9998 (the rules accept it) and
@@ -66,6 +66,9 @@ static const char *err_name(int err)
 	n = strerrorname_np(err);
 	return n ? n : "E?";
 }
+
+/* what a case's mutation did, printed after its kind ("kind:detail") */
+static char detail[64];
 
 /* ---- random numbers: splitmix64, one stream per case ---- */
 static uint64_t rs;
@@ -377,6 +380,7 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 	bool applied = false;
 
 	rs = seed * 1000003ull + i;
+	detail[0] = 0;
 	ti = rn(NTABLES);
 	tbl = &tables[ti];
 	kind = rn(sizeof(kinds) / sizeof(kinds[0]));
@@ -401,13 +405,20 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 			break;
 		case 1:
 			switch (rn(7)) {
-			case 0: r->num_entries = edge(r->num_entries); break;
-			case 1: r->size = edge(r->size); break;
-			case 2: r->hook_entry[rn(NF_INET_NUMHOOKS)] = edge(0); break;
-			case 3: r->underflow[rn(NF_INET_NUMHOOKS)] = edge(0); break;
-			case 4: r->num_counters = edge(r->num_counters); break;
-			case 5: r->valid_hooks = rnd() & ALL_HOOKS; break;
-			default: r->valid_hooks = edge(r->valid_hooks); break;
+			case 0: r->num_entries = edge(r->num_entries);
+				snprintf(detail, sizeof(detail), "num_entries=%#x", r->num_entries); break;
+			case 1: r->size = edge(r->size);
+				snprintf(detail, sizeof(detail), "size=%#x", r->size); break;
+			case 2: k = rn(NF_INET_NUMHOOKS); r->hook_entry[k] = edge(0);
+				snprintf(detail, sizeof(detail), "hook_entry[%u]=%#x", k, r->hook_entry[k]); break;
+			case 3: k = rn(NF_INET_NUMHOOKS); r->underflow[k] = edge(0);
+				snprintf(detail, sizeof(detail), "underflow[%u]=%#x", k, r->underflow[k]); break;
+			case 4: r->num_counters = edge(r->num_counters);
+				snprintf(detail, sizeof(detail), "num_counters=%#x", r->num_counters); break;
+			case 5: r->valid_hooks = rnd() & ALL_HOOKS;
+				snprintf(detail, sizeof(detail), "valid_hooks=%#x", r->valid_hooks); break;
+			default: r->valid_hooks = edge(r->valid_hooks);
+				snprintf(detail, sizeof(detail), "valid_hooks=%#x", r->valid_hooks); break;
 			}
 			break;
 		case 2:
@@ -419,6 +430,7 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 			case 1: len -= 1 + rn(r->size); break;
 			default: len += 1 + rn(255); break;
 			}
+			snprintf(detail, sizeof(detail), "optlen=%u/%u", len, req.len);
 			break;
 		default:
 			if (rn(2))
@@ -521,8 +533,8 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 		if (herr || h != tbl->base_hash)
 			changed = 1;
 	}
-	printf("%u %s %s %s%s\n", i, tbl->name, kinds[kind], err_name(err),
-	       changed ? " CHANGED" : "");
+	printf("%u %s %s%s%s %s%s\n", i, tbl->name, kinds[kind], detail[0] ? ":" : "",
+	       detail, err_name(err), changed ? " CHANGED" : "");
 	*changed_total += changed;
 	return 0;
 }

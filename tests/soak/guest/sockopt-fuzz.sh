@@ -48,6 +48,8 @@ checks=$(grep -c '^traffic ' "$O/ebpfilter")
 refused=$(awk '$1 ~ /^[0-9]+$/ && $4 != "ok"' "$O/ebpfilter" | wc -l)
 echo "--- errno differences (case table/kind ip_tables ebpfilter), by kind:"
 awk '{ print $2, $3, "->", $4 }' "$O/errno.diff" | sort | uniq -c | sort -rn | head -n 30
+echo "--- first errno differences:"
+head -n 10 "$O/errno.diff"
 echo "--- first class differences:"
 head -n 20 "$O/class.diff"
 result=PASS
