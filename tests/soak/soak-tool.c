@@ -430,7 +430,7 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 			case 1: len -= 1 + rn(r->size); break;
 			default: len += 1 + rn(255); break;
 			}
-			snprintf(detail, sizeof(detail), "optlen=%u/%u", len, req.len);
+			snprintf(detail, sizeof(detail), "optlen=%u/%zu", len, req.len);
 			break;
 		default:
 			if (rn(2))
