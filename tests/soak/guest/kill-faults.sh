@@ -133,7 +133,7 @@ result=PASS
 [ "${drop_leaked:-x}" = 0 ] && [ "${acc_lost:-x}" = 0 ] && [ "$lost_rules" = 0 ] &&
 	[ "$cdrop" = "$drop" ] && [ "$cacc" = "$acc" ] && [ "$fired" = "$FAULTS" ] &&
 	[ "$throttled" = 0 ] || result=FAIL
-counts="$KILLS kills + $FAULTS faults ($fired fired) in $((t1 - t0)) s; $deaths deaths, $restarts restarts, $throttled throttled; probe: $acc accepted sent ($acc_lost lost), $drop dropped sent ($drop_leaked through); counters DROP $cdrop/$drop ACCEPT $cacc/$acc; writer $(wc -l <"$O/acked") acked, $(wc -l <"$O/failed") failed, $lost_rules rules lost or doubled"
+counts="$KILLS kills + $FAULTS faults ($fired fired) in $((t1 - t0)) s; $deaths deaths, $restarts restarts, $throttled throttled; probe: $acc accepted sent ($acc_lost lost), $drop dropped sent ($drop_leaked through); counters DROP $cdrop/$drop ACCEPT $cacc/$acc, $counter_events of $(wc -l <"$O/counter.events") per-event checks short; writer $(wc -l <"$O/acked") acked, $(wc -l <"$O/failed") failed, $lost_rules rules lost or doubled"
 echo "SOAK-RESULT kill-faults $result $counts"
 modprobe -r ebpfilter || fail "cannot unload ebpfilter"
 [ $result = PASS ] || fail "kill-faults: $counts"
