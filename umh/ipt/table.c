@@ -492,6 +492,14 @@ static int replace(const void *in, size_t in_len, struct buf *out)
 	if (err)
 		return err;
 
+	/* __do_replace(): xt_counters_alloc() refuses more than
+	 * XT_MAX_TABLE_SIZE (512 MiB) of counters, before the table is looked
+	 * up and the counters' number compared (make soak's sockopt fuzzer) */
+	if ((unsigned long long)repl.num_counters * sizeof(struct xt_counters) >
+	    512ULL << 20) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	t = table_use(repl.name);
 	if (!t) {
 		err = -ENOENT;
