@@ -214,18 +214,21 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		goto fail;
 	}
 
-	/* the old rules' counts to the end: they run no more */
-	if (old && t->blob.entries && retired) {
-		memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
-		if (t->committed) {
-			err = backend.ops->read_retired_counters(backend.ctx,
-				t->index, old, t->blob.num_entries);
-			/* the new rules are in: as ip_tables when it cannot
-			 * copy the old counters out, the commit stands */
-			if (err)
-				log_err("iptables: reading the replaced rules' counters failed (%d)\n",
-					err);
-		}
+	/* the old rules' counts to the end: they run no more (without old
+	 * counters wanted, the backend only lets go of them) */
+	if (retired) {
+		bool want = old && t->blob.entries;
+
+		if (want)
+			memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
+		want = want && t->committed;
+		err = backend.ops->read_retired_counters(backend.ctx, t->index,
+			want ? old : NULL, want ? t->blob.num_entries : 0);
+		/* the new rules are in: as ip_tables when it cannot copy the
+		 * old counters out, the commit stands */
+		if (err)
+			log_err("iptables: reading the replaced rules' counters failed (%d)\n",
+				err);
 	}
 	ipt_blob_free(&t->blob);
 	free(t->base);

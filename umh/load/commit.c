@@ -478,12 +478,13 @@ int enforce_read_counters(unsigned int index, struct xt_counters *c,
 int enforce_read_retired_counters(unsigned int index, struct xt_counters *c,
 				  unsigned int n)
 {
-	int r;
+	int r = 0;
 
 	if (index >= VAULT_TABLES || S.retired_fd[index] < 0)
 		return 0;
-	r = enf_counters_add(S.retired_fd[index], c,
-			     n < S.retired_n[index] ? n : S.retired_n[index]);
+	if (c && n)	/* else only let go of them */
+		r = enf_counters_add(S.retired_fd[index], c,
+				     n < S.retired_n[index] ? n : S.retired_n[index]);
 	xclose(&S.retired_fd[index]);
 	return r;
 }
