@@ -8,6 +8,9 @@
 #   make check           the whole test suite (host + QEMU guests, all kernels:
 #                        the smoke tier on the kernels of other suites)
 #   make check-all       every test on every kernel (make check KERNELS=all)
+#   make soak            the reliability soak (tests/soak/run; not in CI):
+#                        SOAK_SCALE=small|full, SOAK_KERNELS, SOAK_PARTS;
+#                        writes docs/reliability.md
 #   make demo            build, boot a guest, show ebpfilter at work
 #   make deps            install what the two above need (run by them)
 #
@@ -94,10 +97,15 @@ demo: deps
 	@$(MAKE) --no-print-directory helper
 	$(Q)tests/demo
 
+# the reliability soak: hours at SOAK_SCALE=full, minutes at small
+soak: deps
+	@$(MAKE) --no-print-directory helper
+	$(Q)tests/soak/run
+
 clean:
 	$(MAKE) -C umh clean
 	$(MAKE) -C tests clean
-	rm -rf build/kmod build/tests
+	rm -rf build/kmod build/kmod-faults build/tests build/soak
 	rm -f kmod/*.o kmod/*.ko kmod/*.mod* kmod/.*.cmd kmod/Module.symvers kmod/modules.order
 	rm -rf kmod/compat/generated
 
@@ -105,4 +113,4 @@ distclean: clean
 	$(MAKE) -C umh distclean
 	rm -rf build
 
-.PHONY: all helper module module-for modules-all deps check check-all demo clean distclean
+.PHONY: all helper module module-for modules-all deps check check-all demo soak clean distclean

@@ -31,6 +31,7 @@
 #include "lib/channel.h"
 #include "lib/confine.h"
 #include "lib/log.h"
+#include "lib/test_faults.h"
 #include "load/enforce.h"
 #include "vault/state_store.h"
 
@@ -98,6 +99,7 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 /* What the request being served says that a commit must know. */
 struct request_ctx {
 	bool conntrack_on;	/* EBPF_F_CONNTRACK_ON: the module has it */
+	bool sockopt;		/* a sockopt request, not a RESTORE */
 };
 
 /* ipt/'s backend: load/, told about conntrack by the request. */
@@ -105,8 +107,14 @@ static int backend_commit(void *ctx, const struct ipt_table_view *t,
 			  char *err, size_t err_len)
 {
 	const struct request_ctx *req = ctx;
+	int r;
 
-	return enforce_commit(t, req->conntrack_on, err, err_len);
+	if (req->sockopt)
+		test_fault("commit");
+	r = enforce_commit(t, req->conntrack_on, err, err_len);
+	if (!r && req->sockopt)
+		test_fault("commit-live");
+	return r;
 }
 
 static int backend_read_counters(void *ctx, unsigned int index,
@@ -114,6 +122,13 @@ static int backend_read_counters(void *ctx, unsigned int index,
 {
 	(void)ctx;
 	return enforce_read_counters(index, c, n);
+}
+
+static int backend_read_retired_counters(void *ctx, unsigned int index,
+					 struct xt_counters *c, unsigned int n)
+{
+	(void)ctx;
+	return enforce_read_retired_counters(index, c, n);
 }
 
 static bool backend_kernel_checks(void *ctx)
@@ -131,6 +146,7 @@ static unsigned int backend_tables(void *ctx)
 static const struct ipt_backend_ops enforce_backend = {
 	.commit = backend_commit,
 	.read_counters = backend_read_counters,
+	.read_retired_counters = backend_read_retired_counters,
 	.kernel_checks = backend_kernel_checks,
 	.tables = backend_tables,
 };
@@ -198,6 +214,8 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	}
 	/* after the change: it may have dropped the last conntrack rule */
 	flags |= conntrack_flags(req);
+	if (changed)
+		test_fault("reply");
 	return channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
 }
 
@@ -211,6 +229,7 @@ static int restore(const struct buf *in)
 	memcpy(&r, in->data, sizeof(r));
 	if (!r.state_id || r.reserved)
 		return -EINVAL;
+	test_fault("restore");
 	return state_restore(r.state_id);
 }
 
@@ -243,7 +262,9 @@ static int serve(void)
 			break;
 		case EBPF_MSG_SOCKOPT_GET:
 		case EBPF_MSG_SOCKOPT_SET:
+			req.sockopt = true;
 			r = handle_sockopt(&hdr, &in, &req);
+			req.sockopt = false;
 			break;
 		case EBPF_MSG_RESTORE:
 			r = restore(&in);
@@ -318,6 +339,7 @@ int main(void)
 	 * confines itself before it reads any request (lib/confine.c).
 	 */
 	enforce_probe();
+	test_faults_arm();	/* test builds only (lib/test_faults.h) */
 #ifdef EBPF_TEST_SIGSYS
 	/*
 	 * Test-only build knob: SIGUSR1 makes a call the filter forbids

@@ -34,6 +34,11 @@
  * @read_counters: add the packet/byte counts since the last commit of
  *                 table @index (struct ipt_table_view.index), per entry
  *                 in blob order, to @c[0..n-1]; 0 or -errno
+ * @read_retired_counters: optional: after a commit of table @index, add
+ *                 what the rules it replaced counted to the end, to
+ *                 @c[0..n-1] (then the commit's old counters are read
+ *                 after the switch, not before: nothing counted in
+ *                 between is lost); 0 or -errno
  * @kernel_checks: does the enforcing kernel side check every match and
  *                 target itself, as ip_tables would (kmod)?  Then ipt/
  *                 accepts extensions it has no descriptor for (name or
@@ -49,6 +54,8 @@ struct ipt_backend_ops {
 		      size_t err_len);
 	int (*read_counters)(void *ctx, unsigned int index, struct xt_counters *c,
 			     unsigned int n);
+	int (*read_retired_counters)(void *ctx, unsigned int index,
+				     struct xt_counters *c, unsigned int n);
 	bool (*kernel_checks)(void *ctx);
 	unsigned int (*tables)(void *ctx);
 };

@@ -186,6 +186,7 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		     const struct xt_counters *base, struct xt_counters *old)
 {
 	struct ipt_table_view v = view_of(t, nb);
+	bool retired = backend.ops && backend.ops->read_retired_counters;
 	struct xt_counters *nbase;
 	char why[256] = "";
 	int err;
@@ -196,7 +197,9 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		return -ENOMEM;
 	if (base)
 		memcpy(nbase, base, nb->num_entries * sizeof(*nbase));
-	if (old && t->blob.entries) {
+	/* without read_retired_counters, the old counts before the switch:
+	 * what the old rules count until it is lost */
+	if (old && t->blob.entries && !retired) {
 		err = ipt_table_read_counters(t, old);
 		if (err)
 			goto fail;
@@ -211,6 +214,22 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		goto fail;
 	}
 
+	/* the old rules' counts to the end: they run no more (without old
+	 * counters wanted, the backend only lets go of them) */
+	if (retired) {
+		bool want = old && t->blob.entries;
+
+		if (want)
+			memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
+		want = want && t->committed;
+		err = backend.ops->read_retired_counters(backend.ctx, t->index,
+			want ? old : NULL, want ? t->blob.num_entries : 0);
+		/* the new rules are in: as ip_tables when it cannot copy the
+		 * old counters out, the commit stands */
+		if (err)
+			log_err("iptables: reading the replaced rules' counters failed (%d)\n",
+				err);
+	}
 	ipt_blob_free(&t->blob);
 	free(t->base);
 	t->blob = *nb;
@@ -476,6 +495,14 @@ static int replace(const void *in, size_t in_len, struct buf *out)
 	if (err)
 		return err;
 
+	/* __do_replace(): xt_counters_alloc() refuses more than
+	 * XT_MAX_TABLE_SIZE (512 MiB) of counters, before the table is looked
+	 * up and the counters' number compared (make soak's sockopt fuzzer) */
+	if ((unsigned long long)repl.num_counters * sizeof(struct xt_counters) >
+	    512ULL << 20) {
+		err = -ENOMEM;
+		goto fail;
+	}
 	t = table_use(repl.name);
 	if (!t) {
 		err = -ENOENT;

@@ -69,7 +69,12 @@ static struct {
 	bool live_uses_ct[VAULT_TABLES];	/* rules in force use conntrack */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* per table: o.nentries counted in o.ctr_fd */
-} S = { .o = VAULT_OBJS_NONE };
+	/* per table: the counters of the rules the last commit replaced,
+	 * read once after the switch (enforce_read_retired_counters) */
+	int retired_fd[VAULT_TABLES];
+	unsigned int retired_n[VAULT_TABLES];
+} S = { .o = VAULT_OBJS_NONE,
+	.retired_fd = { [0 ... VAULT_TABLES - 1] = -1 } };
 
 static void xclose(int *fd)
 {
@@ -308,7 +313,10 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 static void committed(unsigned int index, const struct ir_table *ir, int ctr)
 {
 	S.live_uses_ct[index] = ir->uses_ct;
-	xclose(&S.o.ctr_fd[index]);
+	/* kept until ipt/ read what the replaced rules counted last */
+	xclose(&S.retired_fd[index]);
+	S.retired_fd[index] = S.o.ctr_fd[index];
+	S.retired_n[index] = S.o.nentries[index];
 	S.o.ctr_fd[index] = ctr;
 	S.o.nentries[index] = ir->nrules;
 	vault_store();
@@ -458,6 +466,27 @@ int enforce_read_counters(unsigned int index, struct xt_counters *c,
 	return enf_counters_add(S.o.ctr_fd[index], c,
 				n < S.o.nentries[index] ? n :
 				S.o.nentries[index]);
+}
+
+/*
+ * What the rules that table @index's last commit replaced counted, to the
+ * end: added to @c[0..n-1], and their counters map let go.  Read after the
+ * switch, so that no packet counted between a read and the switch is lost
+ * (the kmod mechanism's install returns after synchronize_net(): nothing
+ * runs the old rules any more).  0 when nothing was replaced.
+ */
+int enforce_read_retired_counters(unsigned int index, struct xt_counters *c,
+				  unsigned int n)
+{
+	int r = 0;
+
+	if (index >= VAULT_TABLES || S.retired_fd[index] < 0)
+		return 0;
+	if (c && n)	/* else only let go of them */
+		r = enf_counters_add(S.retired_fd[index], c,
+				     n < S.retired_n[index] ? n : S.retired_n[index]);
+	xclose(&S.retired_fd[index]);
+	return r;
 }
 
 void enforce_shutdown(void)

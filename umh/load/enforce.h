@@ -67,6 +67,9 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
  * 0 or -errno. */
 int enforce_read_counters(unsigned int index, struct xt_counters *c,
 			  unsigned int n);
+/* the counts of the rules table @index's last commit replaced (once) */
+int enforce_read_retired_counters(unsigned int index, struct xt_counters *c,
+				  unsigned int n);
 
 /* Do the rules in force use state/conntrack matches? */
 bool enforce_uses_conntrack(void);
