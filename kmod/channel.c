@@ -176,7 +176,7 @@ int ebpf_channel_exchange(struct socket *sock, struct ebpf_exchange *x)
 
 	INIT_WORK_ONSTACK(&w.work, exchange_workfn);
 	init_completion(&w.done);
-	queue_work(system_unbound_wq, &w.work);
+	queue_work(EBPF_UNBOUND_WQ, &w.work);
 	wait_for_completion(&w.done);
 	destroy_work_on_stack(&w.work);
 	return w.err;

@@ -74,4 +74,11 @@ struct bpf_map *ebpf_map_get(int fd, struct bpf_prog *carrier);
 #define EBPF_SHMEM_NORESERVE VM_NORESERVE
 #endif
 
+/* The unbound system workqueue (probe.sh): system_dfl_wq where it exists */
+#ifdef EBPF_HAVE_SYSTEM_DFL_WQ
+#define EBPF_UNBOUND_WQ system_dfl_wq
+#else
+#define EBPF_UNBOUND_WQ system_unbound_wq
+#endif
+
 #endif /* EBPF_COMPAT_H */

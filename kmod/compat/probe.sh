@@ -129,6 +129,14 @@ mkdir -p "$(dirname "$out")"
 	if header_has linux/shmem_fs.h 'shmem_file_setup\(.*vma_flags_t'; then
 		echo "#define EBPF_HAVE_SHMEM_VMA_FLAGS 1"
 	fi
+
+	# 2025 (workqueue: "add system_percpu_wq and system_dfl_wq"; exported
+	# by Debian's 6.12.118 and 7.3.4, checked 2026-12-05): system_dfl_wq
+	# is the unbound workqueue's new name, and 7.3 logs "enqueued on
+	# deprecated workqueue" for work queued on system_unbound_wq.
+	if exported system_dfl_wq; then
+		echo "#define EBPF_HAVE_SYSTEM_DFL_WQ 1"
+	fi
 } > "$tmp"
 
 # What the blob-exec shim is built from (kmod/umd_shim.c, kmod/channel.c,
