@@ -34,6 +34,7 @@
 
 #include <ebpfilter/ctl.h>
 
+#include "cgen/bpf_insn.h"
 #include "lib/log.h"
 #include "load/mech.h"
 
@@ -63,26 +64,16 @@ void enf_kmod_note_ctl_fd(void)
  */
 static int load_map_carrier(int counters_fd, int resume_fd)
 {
-	struct bpf_insn insns[6];
-	unsigned int n = 0;
-	int fds[2] = { counters_fd, resume_fd };
-	unsigned int i;
+	/* without a resume map the counters map twice: one used map */
+	struct bpf_insn insns[] = {
+		BPF_LD_MAP_FD(BPF_REG_1, counters_fd),
+		BPF_LD_MAP_FD(BPF_REG_1, resume_fd >= 0 ? resume_fd : counters_fd),
+		BPF_MOV64_IMM(BPF_REG_0, 0),
+		BPF_EXIT_INSN(),
+	};
 
-	memset(insns, 0, sizeof(insns));
-	for (i = 0; i < 2; i++) {
-		if (fds[i] < 0)
-			continue;
-		insns[n].code = BPF_LD | BPF_DW | BPF_IMM;
-		insns[n].dst_reg = BPF_REG_1;
-		insns[n].src_reg = BPF_PSEUDO_MAP_FD;
-		insns[n].imm = fds[i];
-		n += 2;
-	}
-	insns[n].code = BPF_ALU64 | BPF_MOV | BPF_K;	/* r0 = 0 */
-	insns[n++].dst_reg = BPF_REG_0;
-	insns[n++].code = BPF_JMP | BPF_EXIT;
 	return bpf_prog_load(BPF_PROG_TYPE_SCHED_CLS, "ebpf_maps", "GPL",
-			     insns, n, NULL);
+			     insns, sizeof(insns) / sizeof(insns[0]), NULL);
 }
 
 static bool kmod_available(void)
@@ -134,6 +125,7 @@ static int kmod_install(const struct ipt_table_view *t,
 {
 	struct ebpf_ctl_install in;
 	unsigned int h;
+	int r;
 
 	memset(&in, 0, sizeof(in));
 	in.size = sizeof(in);
@@ -171,18 +163,13 @@ static int kmod_install(const struct ipt_table_view *t,
 			return e;
 		}
 	}
-	if (ioctl(EBPF_CTL_FD, EBPF_IOC_INSTALL, &in)) {
-		int e = -errno;
-
-		snprintf(err, len, "the module refused the rule set: %s",
-			 strerror(-e));
-		if (in.maps_prog_fd >= 0)
-			close(in.maps_prog_fd);
-		return e;
-	}
-	if (in.maps_prog_fd >= 0)
+	r = ioctl(EBPF_CTL_FD, EBPF_IOC_INSTALL, &in) ? -errno : 0;
+	if (in.maps_prog_fd >= 0)	/* the module took what it needs */
 		close(in.maps_prog_fd);
-	return 0;
+	if (r)
+		snprintf(err, len, "the module refused the rule set: %s",
+			 strerror(-r));
+	return r;
 }
 
 const struct enf_mech_ops enf_mech_kmod = {
