@@ -52,7 +52,7 @@ module: helper
 # with its own compiler (mk/kernel-chroot); every other one here.
 module-for:
 	@test -n "$(KVER)" || { echo "no kernel headers installed (linux-headers-*)" >&2; exit 1; }
-	@if [ -z "$(EBPF_IN_CHROOT)" ] && mk/kernel-chroot list | grep -q "^$(KVER) "; then \
+	@if [ -z "$(EBPF_IN_CHROOT)" ] && mk/kernel-chroot listed $(KVER); then \
 		mk/kernel-chroot dir $(KVER) >/dev/null || { echo "kernel $(KVER) is not set up: run mk/kernel-chroot setup $(KVER)" >&2; exit 1; }; \
 		exec mk/kernel-chroot run $(KVER) $(MAKE) --no-print-directory module-for \
 			KVER=$(KVER) KMOD_BUILD=$(KMOD_BUILD) EBPF_HELPER_IMAGE=$(EBPF_HELPER_IMAGE) \
