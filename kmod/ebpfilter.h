@@ -7,6 +7,8 @@
 #include <linux/types.h>
 
 struct ebpf_exchange;
+struct ebpf_net;
+struct net;
 
 /*
  * max_table_bytes' ceiling (60 MiB): a rule blob travels to the helper in
@@ -19,6 +21,9 @@ struct ebpf_exchange;
 extern unsigned int handshake_timeout_ms;
 extern unsigned int request_timeout_ms;
 extern unsigned int max_table_bytes;
+extern unsigned int max_netns_bytes;
+extern unsigned int max_total_bytes;
+extern bool init_userns_only;
 extern char *mechanism;
 
 /* The embedded helper image (helper_blob.S; init data). */
@@ -30,14 +35,20 @@ int __init ebpf_sup_init(void);
 void ebpf_sup_exit(void);
 int ebpf_sup_call(struct ebpf_exchange *x);
 int ebpf_sup_helper_pid(void);
+void ebpf_sup_netns_gone(u64 id);
 
 /* sockopt.c: the iptables (IPv4) sockopt range. */
 int ebpf_sockopt_register(void);
 void ebpf_sockopt_unregister(void);
+void ebpf_sockopt_net_exit(struct ebpf_net *en);
 
-/* procfs.c: /proc/net/ip_tables_names. */
-int ebpf_procfs_init(void);
-void ebpf_procfs_exit(void);
+/* netns.c: what the module keeps per network namespace. */
+int __init ebpf_netns_init(void);
+void ebpf_netns_exit(void);
+
+/* procfs.c: /proc/net/ip_tables_names, per namespace (netns.c). */
+int ebpf_procfs_net_init(struct net *net);
+void ebpf_procfs_net_exit(struct net *net);
 
 /*
  * xt_*.c: the rule sets the helper installs (ctl.c), run at this module's
@@ -45,7 +56,6 @@ void ebpf_procfs_exit(void);
  */
 int __init ebpf_xt_init(void);
 void ebpf_xt_exit(void);
-const char *ebpf_xt_table_by_age(unsigned int n);
 struct file *ebpf_ctl_file_create(void);
 
 #endif

@@ -3,8 +3,9 @@
  * ebpfilter: iptables-legacy's control ABI served by a user-space helper
  * that travels inside this module and compiles the rules to BPF.
  *
- * Load order: start the helper and wait for its handshake, then register
- * the sockopt range.  Registering last means no request can reach a
+ * Load order: the namespaces' state (the helper's first table goes into
+ * the initial one's), then start the helper and wait for its handshake,
+ * then register the sockopt range.  Registering last means no request can reach a
  * module whose init may still fail (a failed init frees the module
  * without waiting for callers).  If ip_tables holds the range, the helper
  * is stopped again and the load fails with -EBUSY.
@@ -30,6 +31,21 @@ module_param(max_table_bytes, uint, 0644);
 MODULE_PARM_DESC(max_table_bytes,
 		 "Largest rule blob accepted from iptables (bytes; at most 60 MiB)");
 
+unsigned int max_netns_bytes = 8 << 20;
+module_param(max_netns_bytes, uint, 0644);
+MODULE_PARM_DESC(max_netns_bytes,
+		 "Most rule bytes the tables of one network namespace other than the initial one may hold together");
+
+unsigned int max_total_bytes = 256 << 20;
+module_param(max_total_bytes, uint, 0644);
+MODULE_PARM_DESC(max_total_bytes,
+		 "Most rule bytes the tables of all network namespaces but the initial one may hold together");
+
+bool init_userns_only;
+module_param(init_userns_only, bool, 0644);
+MODULE_PARM_DESC(init_userns_only,
+		 "Refuse (EPERM) requests from network namespaces not owned by the initial user namespace (containers' own root)");
+
 char *mechanism = "auto";
 module_param(mechanism, charp, 0444);
 MODULE_PARM_DESC(mechanism,
@@ -49,25 +65,25 @@ static int __init ebpfilter_init(void)
 		pr_err("not loaded: cannot register the built-in extensions (%d)\n", err);
 		return err;
 	}
+	err = ebpf_netns_init();
+	if (err)
+		goto xt_exit;
 	err = ebpf_sup_init();
 	if (err) {
 		pr_err("not loaded: the helper did not come up (%d)\n", err);
-		goto xt_exit;
+		goto netns_exit;
 	}
 	err = ebpf_sockopt_register();
 	if (err)
 		goto stop_helper;
-	err = ebpf_procfs_init();
-	if (err)
-		goto unregister;
 	pr_info("loaded (module %s, blob-exec %s, helper pid %d)\n",
 		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid());
 	return 0;
 
-unregister:
-	ebpf_sockopt_unregister();
 stop_helper:
 	ebpf_sup_exit();
+netns_exit:
+	ebpf_netns_exit();
 xt_exit:
 	ebpf_xt_exit();
 	pr_err("not loaded (%d)\n", err);
@@ -76,9 +92,9 @@ xt_exit:
 
 static void __exit ebpfilter_exit(void)
 {
-	ebpf_procfs_exit();
 	ebpf_sockopt_unregister();
 	ebpf_sup_exit();
+	ebpf_netns_exit();	/* the tables hold their programs and maps */
 	ebpf_xt_exit();
 	pr_info("unloaded\n");
 }

@@ -7,11 +7,10 @@
  * iptables-legacy-save reads it to know which tables to dump.
  *
  * It lists the tables a namespace has, newest first as x_tables lists
- * them: in the initial namespace the tables installed so far (filter from
- * the start, the others from their first use; only filter with the
- * helper's other mechanisms, which install nothing here), nothing
- * elsewhere (requests from other namespaces are refused, see sockopt.c),
- * exactly as ip_tables shows a namespace without tables.
+ * them: the tables installed in it so far (in the initial namespace filter
+ * from the start, the others from their first use; only filter with the
+ * helper's other mechanisms, which install nothing here and serve the
+ * initial namespace only), as ip_tables shows them.
  */
 
 #include <linux/proc_fs.h>
@@ -20,22 +19,23 @@
 #include <net/net_namespace.h>
 
 #include "ebpfilter.h"
+#include "xt_engine.h"
 
 static int ip_tables_names_show(struct seq_file *m, void *v)
 {
+	struct net *net = seq_file_single_net(m);
 	const char *name;
 	unsigned int n;
 
-	if (!net_eq(seq_file_single_net(m), &init_net))
-		return 0;
-	for (n = 0; (name = ebpf_xt_table_by_age(n)); n++)
+	for (n = 0; (name = ebpf_xt_table_by_age(ebpf_net(net), n)); n++)
 		seq_printf(m, "%s\n", name);
-	if (!n)		/* the tc and netfilter mechanisms: filter only */
+	/* the tc and netfilter mechanisms: filter, of the initial namespace */
+	if (!n && net_eq(net, &init_net))
 		seq_puts(m, "filter\n");
 	return 0;
 }
 
-static int __net_init procfs_net_init(struct net *net)
+int ebpf_procfs_net_init(struct net *net)
 {
 	if (!proc_create_net_single("ip_tables_names", 0440, net->proc_net,
 				    ip_tables_names_show, NULL))
@@ -43,26 +43,7 @@ static int __net_init procfs_net_init(struct net *net)
 	return 0;
 }
 
-static void __net_exit procfs_net_exit(struct net *net)
+void ebpf_procfs_net_exit(struct net *net)
 {
 	remove_proc_entry("ip_tables_names", net->proc_net);
-}
-
-static struct pernet_operations procfs_net_ops = {
-	.init = procfs_net_init,
-	.exit = procfs_net_exit,
-};
-
-int ebpf_procfs_init(void)
-{
-	int err = register_pernet_subsys(&procfs_net_ops);
-
-	if (err)
-		pr_err("cannot create /proc/net/ip_tables_names (%d)\n", err);
-	return err;
-}
-
-void ebpf_procfs_exit(void)
-{
-	unregister_pernet_subsys(&procfs_net_ops);
 }

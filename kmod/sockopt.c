@@ -9,10 +9,15 @@
  * contents like translate_table().  Replies are checked against the sizes
  * the request allows before they reach user memory.
  *
- * Network namespaces: one set of tables, the initial namespace's.  A
- * caller in another namespace is refused with ENOENT ("table does not
- * exist"), which is what ip_tables answers where a namespace has no table;
- * revision queries describe extensions, not tables, and are answered.
+ * Network namespaces: each has its own tables, as under ip_tables; a
+ * request names its caller's namespace to the helper (netns.c's ids).
+ * Who may ask is who may ask ip_tables: CAP_NET_ADMIN in the user
+ * namespace that owns the network namespace, so the root of a user
+ * namespace (any user, on Debian) reaches the helper and the kernel's
+ * extension checks with tables of its own.  Hence the bounds: each
+ * namespace but the initial one holds at most max_netns_bytes of rules,
+ * all of them together at most max_total_bytes; and init_userns_only
+ * keeps every namespace not owned by the initial user namespace out.
  */
 
 #include <linux/capability.h>
@@ -24,39 +29,96 @@
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <linux/sockptr.h>
 #include <linux/uaccess.h>
+#include <linux/user_namespace.h>
 #include <net/net_namespace.h>
 #include <net/sock.h>
 
 #include "channel.h"
 #include "ebpfilter.h"
+#include "xt_engine.h"
 
-static int check_caller(struct sock *sk, bool tables)
+static int check_caller(struct net *net)
 {
-	struct net *net = sock_net(sk);
-
 	if (!ns_capable(net->user_ns, CAP_NET_ADMIN))
 		return -EPERM;
+	if (READ_ONCE(init_userns_only) && net->user_ns != &init_user_ns) {
+		pr_notice_ratelimited("request from a network namespace of another user namespace refused (pid %d): init_userns_only is set\n",
+				      task_pid_nr(current));
+		return -EPERM;
+	}
 	if (in_compat_syscall()) {
 		pr_notice_ratelimited("32-bit iptables is not supported (pid %d)\n",
 				      task_pid_nr(current));
 		return -EOPNOTSUPP;
 	}
-	if (tables && !net_eq(net, &init_net)) {
-		pr_notice_ratelimited("request from a network namespace other than the initial one refused (pid %d): ebpfilter serves the initial namespace only\n",
-				      task_pid_nr(current));
-		return -ENOENT;
-	}
 	return 0;
 }
 
+/* The rule bytes of every namespace but the initial one (its tables'
+ * ebpf_net.rule_bytes summed).
+ */
+static DEFINE_SPINLOCK(budget_lock);
+static u64 netns_total_bytes;
+
+/* May table @idx of @en hold @size bytes of rules?  0 or -ENOMEM. */
+static int budget_check(const struct ebpf_net *en, int idx, u32 size)
+{
+	u64 own = size, total;
+	const char *what = NULL;
+	int i;
+
+	if (en->id == EBPF_NETNS_INIT || idx < 0)
+		return 0;
+	spin_lock(&budget_lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		if (i != idx)
+			own += en->rule_bytes[i];
+	total = netns_total_bytes - en->rule_bytes[idx] + size;
+	spin_unlock(&budget_lock);
+	if (own > READ_ONCE(max_netns_bytes))
+		what = "max_netns_bytes";
+	else if (total > READ_ONCE(max_total_bytes))
+		what = "max_total_bytes";
+	if (!what)
+		return 0;
+	pr_notice_ratelimited("table of %u bytes refused in a network namespace (pid %d): over %s\n",
+			      size, task_pid_nr(current), what);
+	return -ENOMEM;
+}
+
+static void budget_commit(struct ebpf_net *en, int idx, u32 size)
+{
+	if (en->id == EBPF_NETNS_INIT || idx < 0)
+		return;
+	spin_lock(&budget_lock);
+	netns_total_bytes += size;
+	netns_total_bytes -= en->rule_bytes[idx];
+	en->rule_bytes[idx] = size;
+	spin_unlock(&budget_lock);
+}
+
+/* A namespace's tables are gone: so is its share of the budget. */
+void ebpf_sockopt_net_exit(struct ebpf_net *en)
+{
+	int i;
+
+	spin_lock(&budget_lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++) {
+		netns_total_bytes -= en->rule_bytes[i];
+		en->rule_bytes[i] = 0;
+	}
+	spin_unlock(&budget_lock);
+}
+
 /* Send a sockopt to the helper; @x->iov[1] is the caller's data. */
-static int proxy(struct ebpf_exchange *x, bool set, int optname,
-		 unsigned int user_len)
+static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
+		 int optname, unsigned int user_len)
 {
 	struct ebpf_sockopt so = {
 		.optname = optname,
 		.user_len = user_len,
 		.in_len = x->iov[1].iov_len,
+		.netns = en->id,
 	};
 	int err;
 
@@ -74,12 +136,12 @@ static int proxy(struct ebpf_exchange *x, bool set, int optname,
 	return x->status;
 }
 
-static int replace_table(sockptr_t arg, unsigned int len)
+static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 {
 	struct ebpf_exchange x = { };
 	struct ipt_replace repl;
 	void *blob;
-	int ret;
+	int ret, idx;
 
 	/* do_replace(): header first, then exactly repl.size bytes. */
 	if (len < sizeof(repl))
@@ -97,6 +159,11 @@ static int replace_table(sockptr_t arg, unsigned int len)
 				      repl.size, max_table_bytes);
 		return -ENOMEM;
 	}
+	repl.name[sizeof(repl.name) - 1] = '\0';
+	idx = ebpf_xt_table_index(repl.name);
+	ret = budget_check(en, idx, repl.size);
+	if (ret)
+		return ret;
 	blob = kvmalloc(sizeof(repl) + repl.size, GFP_KERNEL_ACCOUNT);
 	if (!blob)
 		return -ENOMEM;
@@ -112,9 +179,10 @@ static int replace_table(sockptr_t arg, unsigned int len)
 	/* The old counters come back: one per old entry, each >= 112 bytes. */
 	x.max_data = min_t(size_t, (size_t)repl.num_counters *
 			   sizeof(struct xt_counters), max_table_bytes);
-	ret = proxy(&x, true, IPT_SO_SET_REPLACE, len);
+	ret = proxy(&x, en, true, IPT_SO_SET_REPLACE, len);
 	if (ret)
 		goto out;
+	budget_commit(en, idx, repl.size);
 	if (x.data_len != (size_t)repl.num_counters * sizeof(struct xt_counters)) {
 		pr_err("helper returned %zu bytes of counters for %u entries\n",
 		       x.data_len, repl.num_counters);
@@ -130,7 +198,7 @@ out:
 	return ret;
 }
 
-static int add_counters(sockptr_t arg, unsigned int len)
+static int add_counters(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 {
 	struct ebpf_exchange x = { };
 	struct xt_counters_info info;
@@ -158,7 +226,7 @@ static int add_counters(sockptr_t arg, unsigned int len)
 	}
 	x.iov[1].iov_base = blob;
 	x.iov[1].iov_len = len;
-	ret = proxy(&x, true, IPT_SO_SET_ADD_COUNTERS, len);
+	ret = proxy(&x, en, true, IPT_SO_SET_ADD_COUNTERS, len);
 out:
 	ebpf_exchange_free(&x);
 	kvfree(blob);
@@ -168,15 +236,16 @@ out:
 static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
 		    unsigned int len)
 {
-	int err = check_caller(sk, true);
+	struct net *net = sock_net(sk);
+	int err = check_caller(net);
 
 	if (err)
 		return err;
 	switch (optval) {
 	case IPT_SO_SET_REPLACE:
-		return replace_table(arg, len);
+		return replace_table(ebpf_net(net), arg, len);
 	case IPT_SO_SET_ADD_COUNTERS:
-		return add_counters(arg, len);
+		return add_counters(ebpf_net(net), arg, len);
 	default:
 		return -EINVAL;
 	}
@@ -186,8 +255,9 @@ static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
  * A GET: @in_len bytes of the caller's buffer go to the helper, and the
  * reply, exactly @out_len bytes, is copied to user + @out_off.
  */
-static int get(int optval, void __user *user, unsigned int user_len,
-	       const void *in, size_t in_len, size_t out_off, size_t out_len)
+static int get(const struct ebpf_net *en, int optval, void __user *user,
+	       unsigned int user_len, const void *in, size_t in_len,
+	       size_t out_off, size_t out_len)
 {
 	struct ebpf_exchange x = {
 		.iov[1] = { .iov_base = (void *)in, .iov_len = in_len },
@@ -195,7 +265,7 @@ static int get(int optval, void __user *user, unsigned int user_len,
 	};
 	int ret;
 
-	ret = proxy(&x, false, optval, user_len);
+	ret = proxy(&x, en, false, optval, user_len);
 	if (ret == 0 && x.data_len != out_len) {
 		pr_err("helper returned %zu bytes for a %zu-byte answer\n",
 		       x.data_len, out_len);
@@ -214,11 +284,11 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 		struct ipt_get_entries entries;
 		struct xt_get_revision rev;
 	} in;
-	bool rev = optval == IPT_SO_GET_REVISION_MATCH ||
-		   optval == IPT_SO_GET_REVISION_TARGET;
+	struct net *net = sock_net(sk);
+	const struct ebpf_net *en = ebpf_net(net);
 	int err;
 
-	err = check_caller(sk, !rev);
+	err = check_caller(net);
 	if (err)
 		return err;
 
@@ -229,7 +299,7 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 			return -EINVAL;
 		if (copy_from_user(in.name, user, sizeof(in.name)))
 			return -EFAULT;
-		return get(optval, user, *len, in.name, sizeof(in.name), 0,
+		return get(en, optval, user, *len, in.name, sizeof(in.name), 0,
 			   sizeof(struct ipt_getinfo));
 	case IPT_SO_GET_ENTRIES:
 		if (*len < sizeof(in.entries))
@@ -240,8 +310,9 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 			return -EINVAL;
 		if (in.entries.size > max_table_bytes)
 			return -EAGAIN;	/* cannot be our table's size */
-		return get(optval, user, *len, &in.entries, sizeof(in.entries),
-			   sizeof(in.entries), in.entries.size);
+		return get(en, optval, user, *len, &in.entries,
+			   sizeof(in.entries), sizeof(in.entries),
+			   in.entries.size);
 	case IPT_SO_GET_REVISION_MATCH:
 	case IPT_SO_GET_REVISION_TARGET:
 		if (*len != sizeof(in.rev))

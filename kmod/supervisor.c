@@ -51,10 +51,17 @@ static struct {
 	void (*orig_state_change)(struct sock *sk);
 	struct work_struct death_work;
 	bool conntrack_held;		/* init_net's nf_ct_netns_get() */
+	/* namespaces gone that the helper has not heard of (gone_work) */
+	spinlock_t gone_lock;
+	u64 *gone;
+	unsigned int ngone, gone_cap;
+	bool stopped;
+	struct work_struct gone_work;
 	char helper_version[32];
 	char mechanism[32];
 } sup = {
 	.lock = __MUTEX_INITIALIZER(sup.lock),
+	.gone_lock = __SPIN_LOCK_UNLOCKED(sup.gone_lock),
 	.umd.name = "ebpfilter-umh",
 };
 
@@ -409,6 +416,88 @@ int ebpf_sup_helper_pid(void)
 	return READ_ONCE(sup.pid);
 }
 
+/*
+ * Tell the helper which namespaces died, in batches.  A helper that is
+ * not running is not started for it: a restarted one restores only the
+ * namespaces the module still has (the others' installs get ESRCH).
+ */
+static void gone_workfn(struct work_struct *work)
+{
+	struct ebpf_exchange x = {
+		.type = EBPF_MSG_NETNS_GONE,
+		.niov = 1,
+	};
+	u64 *ids;
+	unsigned int n;
+
+	for (;;) {
+		spin_lock(&sup.gone_lock);
+		ids = sup.gone;
+		n = sup.ngone;
+		sup.gone = NULL;
+		sup.ngone = 0;
+		sup.gone_cap = 0;
+		spin_unlock(&sup.gone_lock);
+		if (!n)
+			break;
+		mutex_lock(&sup.lock);
+		if (sup.umd.chan && ebpf_umd_running(&sup.umd)) {
+			unsigned int i, k;
+
+			for (i = 0; i < n; i += k) {
+				k = min(n - i, (unsigned int)EBPF_NETNS_GONE_MAX);
+				x.iov[0].iov_base = ids + i;
+				x.iov[0].iov_len = k * sizeof(*ids);
+				x.timeout_ms = request_timeout_ms;
+				if (exchange_locked(&x))
+					break;	/* it died: restores skip them */
+				if (x.reply_flags & EBPF_F_STATE)
+					sup.state_id = x.id;
+				ebpf_exchange_free(&x);
+			}
+		}
+		mutex_unlock(&sup.lock);
+		kvfree(ids);
+	}
+}
+
+/**
+ * ebpf_sup_netns_gone() - the namespace numbered @id died (netns.c)
+ * @id: its number
+ *
+ * Does not wait (called from the namespace's exit).  If memory is short
+ * the helper keeps that namespace's state until its next restart.
+ */
+void ebpf_sup_netns_gone(u64 id)
+{
+	u64 *grown = NULL;
+	unsigned int cap;
+
+	spin_lock(&sup.gone_lock);
+	while (!sup.stopped && sup.ngone == sup.gone_cap) {
+		cap = max(16u, 2 * sup.gone_cap);
+		spin_unlock(&sup.gone_lock);
+		kvfree(grown);
+		grown = kvmalloc_array(cap, sizeof(*grown), GFP_KERNEL);
+		if (!grown)
+			return;
+		spin_lock(&sup.gone_lock);
+		if (sup.gone_cap < cap) {
+			if (sup.ngone)
+				memcpy(grown, sup.gone,
+				       sup.ngone * sizeof(*grown));
+			swap(grown, sup.gone);
+			sup.gone_cap = cap;
+		}
+	}
+	if (!sup.stopped) {
+		sup.gone[sup.ngone++] = id;
+		schedule_work(&sup.gone_work);
+	}
+	spin_unlock(&sup.gone_lock);
+	kvfree(grown);
+}
+
 /**
  * ebpf_sup_init() - load the embedded image and start the helper
  *
@@ -421,6 +510,7 @@ int __init ebpf_sup_init(void)
 	int err;
 
 	INIT_WORK(&sup.death_work, death_workfn);
+	INIT_WORK(&sup.gone_work, gone_workfn);
 	err = ebpf_umd_load_blob(&sup.umd, ebpf_helper_image_start, len);
 	if (err) {
 		pr_err("cannot copy the helper image (%zu bytes): %d\n", len, err);
@@ -445,6 +535,15 @@ void ebpf_sup_exit(void)
 		.timeout_ms = SHUTDOWN_TIMEOUT_MS,
 	};
 	int code;
+
+	spin_lock(&sup.gone_lock);
+	sup.stopped = true;	/* the helper goes with all it holds */
+	spin_unlock(&sup.gone_lock);
+	cancel_work_sync(&sup.gone_work);
+	kvfree(sup.gone);
+	sup.gone = NULL;
+	sup.ngone = 0;
+	sup.gone_cap = 0;
 
 	mutex_lock(&sup.lock);
 	/*

@@ -11,9 +11,12 @@
 #ifndef EBPFILTER_XT_ENGINE_H
 #define EBPFILTER_XT_ENGINE_H
 
+#include <linux/list.h>
+#include <linux/mutex.h>
 #include <linux/netfilter.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 #include <ebpfilter/ctl.h>
+#include <ebpfilter/proto.h>
 
 struct bpf_map;
 struct bpf_prog;
@@ -37,6 +40,8 @@ struct bpf_prog;
  *              against them before the walk follows one
  * @jumpstack:  per CPU, 2 * @stacksize entry pointers (the second half for
  *              a packet TEE duplicated, as ip_tables)
+ * @net:        the namespace its extensions were checked in (and are
+ *              destroyed in)
  */
 struct ebpf_xt_table {
 	void *entries;
@@ -50,6 +55,7 @@ struct ebpf_xt_table {
 	struct bpf_map *resume_map;
 	unsigned int *offsets;
 	struct ipt_entry **jumpstack;
+	struct net *net;
 };
 
 /* ip_tables.c's own helper (static there) */
@@ -65,40 +71,89 @@ static inline struct ipt_entry *ipt_next_entry(const struct ipt_entry *e)
 }
 
 /**
- * struct ebpf_xt_slot - one of ip_tables' tables, as this module serves it
+ * struct ebpf_xt_def - one of ip_tables' tables, as iptable_<name>.c has it
  * @name:        "filter", "nat", "mangle", "raw", "security"
- * @valid_hooks: its hooks (iptable_<name>.c)
+ * @valid_hooks: its hooks
  * @priority:    its hooks' priority (nat: per hook, see xt_hook.c)
  * @nat:         registered through nf_nat (first packet of a connection)
- * @live:        the installed rule set, or NULL before the first install
- * @ops:         the registered hooks, or NULL
- * @age:         0 until the first install, then 1 + the tables installed
- *               before it (the /proc/net/ip_tables_names order)
  */
-struct ebpf_xt_slot {
+struct ebpf_xt_def {
 	const char *name;
 	unsigned int valid_hooks;
 	int priority;
 	bool nat;
+};
+
+struct ebpf_net;
+
+/**
+ * struct ebpf_xt_slot - a table of one network namespace
+ * @def:         which table
+ * @en:          the namespace
+ * @live:        the installed rule set, or NULL before the first install
+ * @ops:         the registered hooks, or NULL
+ * @nat_unregister: nat: nf_nat's unregister function, held (symbol_get)
+ *               while @ops are registered through it
+ * @age:         0 until the first install, then 1 + the tables installed
+ *               before it in the namespace (the /proc/net/ip_tables_names
+ *               order)
+ */
+struct ebpf_xt_slot {
+	const struct ebpf_xt_def *def;
+	struct ebpf_net *en;
 	struct ebpf_xt_table __rcu *live;
 	struct nf_hook_ops *ops;
+	void (*nat_unregister)(struct net *net, const struct nf_hook_ops *ops);
 	unsigned int age;
 };
 
 #define EBPF_XT_NTABLES	EBPF_CTL_NTABLES
 
+/**
+ * struct ebpf_net - what this module keeps per network namespace
+ *                   (net_generic(), netns.c)
+ * @net:         the namespace
+ * @id:          its number on the channel and the control file (proto.h)
+ * @node:        in netns.c's list of namespaces, for the id lookup
+ * @lock:        installs and hook registration of its tables
+ * @slots:       its tables, in EBPF_CTL_TABLE_NAMES order
+ * @tables_made: tables installed at least once
+ * @rule_bytes:  per table: the size of the rule blob in force (the
+ *               namespace's budget, sockopt.c; under its budget lock)
+ */
+struct ebpf_net {
+	struct net *net;
+	u64 id;
+	struct list_head node;
+	struct mutex lock;
+	struct ebpf_xt_slot slots[EBPF_XT_NTABLES];
+	unsigned int tables_made;
+	u32 rule_bytes[EBPF_XT_NTABLES];
+};
+
+/* netns.c */
+struct ebpf_net *ebpf_net(const struct net *net);
+struct net *ebpf_net_get_by_id(u64 id);
+
 /* xt_builtin.c */
 int ebpf_xt_builtin_register(void);
 void ebpf_xt_builtin_unregister(void);
 
-/* xt_table.c: INSTALL (ctl.c), and everything freed at exit */
+/* xt_table.c: INSTALL (ctl.c); a namespace's tables set up and freed
+ * (netns.c: init, then pre_exit unhooks them and exit frees them)
+ */
 int ebpf_xt_install(const struct ebpf_ctl_install *req);
+int ebpf_xt_read_counters(const struct ebpf_ctl_counters *req);
+void ebpf_xt_net_init(struct ebpf_net *en);
+void ebpf_xt_net_unhook(struct ebpf_net *en);
+void ebpf_xt_net_free(struct ebpf_net *en);
+const char *ebpf_xt_table_by_age(struct ebpf_net *en, unsigned int n);
 
 /* xt_hook.c: the tables, their hooks (registered at a table's first
  * install; nat's through nf_nat, loaded then)
  */
-extern struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES];
-struct ebpf_xt_slot *ebpf_xt_slot_find(const char *name);
+extern const struct ebpf_xt_def ebpf_xt_defs[EBPF_XT_NTABLES];
+int ebpf_xt_table_index(const char *name);
 int ebpf_xt_hooks_register(struct ebpf_xt_slot *s);
 void ebpf_xt_hooks_unregister(struct ebpf_xt_slot *s);
 unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,

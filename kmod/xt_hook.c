@@ -37,7 +37,7 @@
 #include "xt_engine.h"
 
 /* iptable_<name>.c's tables: name, hooks, priority */
-struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES] = {
+const struct ebpf_xt_def ebpf_xt_defs[EBPF_XT_NTABLES] = {
 	{
 		.name = "filter",
 		.valid_hooks = EBPF_CTL_HOOKS_FILTER,
@@ -61,14 +61,15 @@ struct ebpf_xt_slot ebpf_xt_slots[EBPF_XT_NTABLES] = {
 	},
 };
 
-struct ebpf_xt_slot *ebpf_xt_slot_find(const char *name)
+/* The index of the table called @name, or -1. */
+int ebpf_xt_table_index(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (!strcmp(ebpf_xt_slots[i].name, name))
-			return &ebpf_xt_slots[i];
-	return NULL;
+		if (!strcmp(ebpf_xt_defs[i].name, name))
+			return i;
+	return -1;
 }
 
 /* Reached only through a helper bug: counted, then dropped (never open). */
@@ -378,61 +379,52 @@ static int nat_priority(unsigned int hook)
 }
 
 /*
- * nf_nat's register functions, taken at the nat table's first install
- * (symbol_request() loads nf_nat, and with it conntrack, as loading
- * iptable_nat does) and put back when its hooks go.
+ * nf_nat's register functions, taken by each namespace's nat table at its
+ * first install (symbol_get() loads nothing: the install asked for nf_nat
+ * first, see xt_table.c) and put back when its hooks go.  Each namespace
+ * holds its own reference, so no state is shared between them.
  */
-static typeof(&nf_nat_ipv4_register_fn) nat_register;
-static typeof(&nf_nat_ipv4_unregister_fn) nat_unregister;
-
-static int nat_get(void)
+static int nat_hooks_register(struct ebpf_xt_slot *s, struct nf_hook_ops *ops,
+			      unsigned int n)
 {
-	nat_register = symbol_request(nf_nat_ipv4_register_fn);
-	nat_unregister = symbol_request(nf_nat_ipv4_unregister_fn);
-	if (nat_register && nat_unregister)
-		return 0;
-	if (nat_register)
-		symbol_put(nf_nat_ipv4_register_fn);
-	if (nat_unregister)
-		symbol_put(nf_nat_ipv4_unregister_fn);
-	nat_register = NULL;
-	nat_unregister = NULL;
-	pr_err("nat table: nf_nat's nf_nat_ipv4_register_fn() is not available\n");
-	return -ENOENT;
-}
-
-static void nat_put(void)
-{
-	symbol_put(nf_nat_ipv4_register_fn);
-	symbol_put(nf_nat_ipv4_unregister_fn);
-	nat_register = NULL;
-	nat_unregister = NULL;
-}
-
-static int nat_hooks_register(struct nf_hook_ops *ops, unsigned int n)
-{
+	typeof(&nf_nat_ipv4_register_fn) reg;
+	typeof(&nf_nat_ipv4_unregister_fn) unreg;
+	struct net *net = s->en->net;
 	unsigned int i;
-	int err;
+	int err = -ENOENT;
 
-	err = nat_get();
-	if (err)
-		return err;
+	reg = symbol_get(nf_nat_ipv4_register_fn);
+	unreg = symbol_get(nf_nat_ipv4_unregister_fn);
+	if (!reg || !unreg) {
+		pr_err("nat table: nf_nat's nf_nat_ipv4_register_fn() is not available\n");
+		goto put;
+	}
 	for (i = 0; i < n; i++) {
-		err = nat_register(&init_net, &ops[i]);
+		err = reg(net, &ops[i]);
 		if (err) {
 			while (i)
-				nat_unregister(&init_net, &ops[--i]);
-			nat_put();
-			return err;
+				unreg(net, &ops[--i]);
+			goto put;
 		}
 	}
+	symbol_put(nf_nat_ipv4_register_fn);
+	s->nat_unregister = unreg;	/* holds nf_nat until the hooks go */
 	return 0;
+put:
+	if (reg)
+		symbol_put(nf_nat_ipv4_register_fn);
+	if (unreg)
+		symbol_put(nf_nat_ipv4_unregister_fn);
+	return err;
 }
 
-/* The table's hooks (xt_hook_ops_alloc()'s shape), registered. */
+/* The table's hooks (xt_hook_ops_alloc()'s shape), registered in its
+ * namespace.
+ */
 int ebpf_xt_hooks_register(struct ebpf_xt_slot *s)
 {
-	unsigned int n = hweight32(s->valid_hooks), i = 0, hook;
+	const struct ebpf_xt_def *d = s->def;
+	unsigned int n = hweight32(d->valid_hooks), i = 0, hook;
 	struct nf_hook_ops *ops;
 	int err;
 
@@ -440,46 +432,50 @@ int ebpf_xt_hooks_register(struct ebpf_xt_slot *s)
 	if (!ops)
 		return -ENOMEM;
 	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
-		if (!(s->valid_hooks & (1 << hook)))
+		if (!(d->valid_hooks & (1 << hook)))
 			continue;
-		ops[i].hook = strcmp(s->name, "mangle") ? ebpf_table_hook :
+		ops[i].hook = strcmp(d->name, "mangle") ? ebpf_table_hook :
 							   ebpf_mangle_hook;
 		ops[i].pf = NFPROTO_IPV4;
 		ops[i].hooknum = hook;
-		ops[i].priority = s->nat ? nat_priority(hook) : s->priority;
+		ops[i].priority = d->nat ? nat_priority(hook) : d->priority;
 		ops[i].priv = s;
 		i++;
 	}
-	if (s->nat)
-		err = nat_hooks_register(ops, n);
+	if (d->nat)
+		err = nat_hooks_register(s, ops, n);
 	else
-		err = nf_register_net_hooks(&init_net, ops, n);
+		err = nf_register_net_hooks(s->en->net, ops, n);
 	if (err) {
 		kfree(ops);
 		return err;
 	}
 	s->ops = ops;
-	if (s->nat)
+	if (s->en->id != EBPF_NETNS_INIT)
+		return 0;	/* one line per table, not per container */
+	if (d->nat)
 		pr_info("%s table: own hooks through nf_nat (destination NAT at %d, source NAT at %d)\n",
-			s->name, NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC);
+			d->name, NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC);
 	else
 		pr_info("%s table: own netfilter hooks (mask 0x%x), priority %d\n",
-			s->name, s->valid_hooks, s->priority);
+			d->name, d->valid_hooks, d->priority);
 	return 0;
 }
 
 void ebpf_xt_hooks_unregister(struct ebpf_xt_slot *s)
 {
-	unsigned int n = hweight32(s->valid_hooks), i;
+	unsigned int n = hweight32(s->def->valid_hooks), i;
+	struct net *net = s->en->net;
 
 	if (!s->ops)
 		return;
-	if (s->nat) {
+	if (s->nat_unregister) {
 		for (i = 0; i < n; i++)
-			nat_unregister(&init_net, &s->ops[i]);
-		nat_put();
+			s->nat_unregister(net, &s->ops[i]);
+		s->nat_unregister = NULL;
+		symbol_put(nf_nat_ipv4_unregister_fn);
 	} else {
-		nf_unregister_net_hooks(&init_net, s->ops, n);
+		nf_unregister_net_hooks(net, s->ops, n);
 	}
 	kfree(s->ops);
 	s->ops = NULL;

@@ -14,9 +14,17 @@
  * enabled in the namespace, a hashlimit or recent table created) happen
  * as they would under ip_tables.
  *
- * The switch is one pointer (the table's ebpf_xt_slot.live) under RCU: no packet sees a mix
- * of the old and new rule sets; the old one's extension instances are
- * destroyed only after synchronize_net(), as xt_replace_table() does.
+ * The switch is one pointer (the table's ebpf_xt_slot.live) under RCU: no
+ * packet sees a mix of the old and new rule sets; the old one's extension
+ * instances are destroyed only after synchronize_net(), as
+ * xt_replace_table() does.
+ *
+ * Network namespaces: the install names its namespace by the module's id
+ * (netns.c) and holds a reference on it throughout, so the namespace's
+ * exit never runs beside it.  The extensions are looked up and checked
+ * with no lock held, as ip_tables' translate_table() runs: a check may
+ * load a module, whose init may register pernet operations, which waits
+ * for every namespace exit in progress, which may wait for a lock here.
  */
 
 #include <linux/bpf.h>
@@ -28,14 +36,13 @@
 #include <linux/slab.h>
 #include <linux/uaccess.h>
 #include <net/net_namespace.h>
+#include <net/netfilter/nf_nat.h>
 
 #include "ebpfilter.h"
 #include "xt_engine.h"
 
 EBPF_IMPORT_BPF_NS();
 
-static DEFINE_MUTEX(install_lock);	/* installs, hook registration */
-static unsigned int tables_made;	/* tables installed at least once */
 
 static bool unconditional(const struct ipt_entry *e)
 {
@@ -329,7 +336,7 @@ static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req
 
 	i = 0;
 	xt_entry_foreach(iter, t->entries, t->size) {
-		ret = find_check_entry(iter, &init_net, name);
+		ret = find_check_entry(iter, t->net, name);
 		if (ret)
 			break;
 		++i;
@@ -338,7 +345,7 @@ static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req
 		xt_entry_foreach(iter, t->entries, t->size) {
 			if (i-- == 0)
 				break;
-			cleanup_entry(iter, &init_net, UINT_MAX, true);
+			cleanup_entry(iter, t->net, UINT_MAX, true);
 		}
 		return ret;
 	}
@@ -397,7 +404,7 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 		return;
 	if (checked)
 		xt_entry_foreach(iter, t->entries, t->size)
-			cleanup_entry(iter, &init_net, UINT_MAX, true);
+			cleanup_entry(iter, t->net, UINT_MAX, true);
 	for (h = 0; h < NF_INET_NUMHOOKS; h++)
 		if (t->prog[h])
 			bpf_prog_put(t->prog[h]);
@@ -485,35 +492,65 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	return ret;
 }
 
+/* The index of the table a request's name field names, or -ENOENT. */
+static int table_named(const char name[32])
+{
+	int idx = -ENOENT;
+
+	if (strnlen(name, 32) < 32)
+		idx = ebpf_xt_table_index(name);
+	return idx < 0 ? -ENOENT : idx;
+}
+
+/* nf_nat loaded before a nat table's hooks go through it (xt_hook.c):
+ * with no lock held, as above
+ */
+static void nat_request(const struct ebpf_xt_slot *slot)
+{
+	void *reg;
+
+	if (!slot->def->nat || slot->ops)
+		return;
+	reg = symbol_request(nf_nat_ipv4_register_fn);
+	if (reg)
+		symbol_put(nf_nat_ipv4_register_fn);
+}
+
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
 	struct ebpf_xt_table *t, *old;
 	struct ebpf_xt_slot *slot;
+	struct ebpf_net *en;
+	struct net *net;
 	bool checked = false;
-	int ret;
+	int ret, idx;
 
 	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME))
 		return -EINVAL;
-	if (strnlen(req->name, sizeof(req->name)) == sizeof(req->name))
-		return -ENOENT;
-	slot = ebpf_xt_slot_find(req->name);
-	if (!slot)
-		return -ENOENT;
+	idx = table_named(req->name);
+	if (idx < 0)
+		return idx;
 	/* __do_replace()'s "You lied!" */
-	if (req->valid_hooks != slot->valid_hooks)
+	if (req->valid_hooks != ebpf_xt_defs[idx].valid_hooks)
 		return -EINVAL;
 	if (!req->entries_size || req->entries_size > max_table_bytes ||
 	    !req->num_entries ||
 	    req->num_entries > req->entries_size / sizeof(struct ipt_entry))
 		return -EINVAL;
+	net = ebpf_net_get_by_id(req->netns);
+	if (!net)
+		return -ESRCH;
+	en = ebpf_net(net);
+	slot = &en->slots[idx];
 
+	ret = -ENOMEM;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
-		return -ENOMEM;
+		goto put_net;
+	t->net = net;
 	t->size = req->entries_size;
 	t->number = req->num_entries;
 	t->valid_hooks = req->valid_hooks;
-	ret = -ENOMEM;
 	t->entries = kvmalloc(t->size, GFP_KERNEL);
 	if (!t->entries)
 		goto out;
@@ -523,56 +560,149 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = take_bpf_objects(t, req);
 	if (ret)
 		goto out;
-
-	mutex_lock(&install_lock);
-	ret = translate(t, req, slot->name);
+	ret = translate(t, req, slot->def->name);
 	if (ret)
-		goto unlock;
+		goto out;
 	checked = true;
 	ret = -ENOMEM;
 	t->jumpstack = kvcalloc(nr_cpu_ids * 2 * max(t->stacksize, 1u),
 				sizeof(*t->jumpstack), GFP_KERNEL);
 	if (!t->jumpstack)
-		goto unlock;
+		goto out;
 	ret = copy_entries_to_user(t, u64_to_user_ptr(req->entries));
 	if (ret)
-		goto unlock;
+		goto out;
+	nat_request(slot);
+
+	mutex_lock(&en->lock);
 	if (!slot->ops) {
 		ret = ebpf_xt_hooks_register(slot);
-		if (ret)
-			goto unlock;
+		if (ret) {
+			mutex_unlock(&en->lock);
+			goto out;
+		}
 	}
 	if (!slot->age)
-		slot->age = ++tables_made;
-	old = rcu_replace_pointer(slot->live, t,
-				  lockdep_is_held(&install_lock));
+		slot->age = ++en->tables_made;
+	old = rcu_replace_pointer(slot->live, t, lockdep_is_held(&en->lock));
+	mutex_unlock(&en->lock);
 	t = NULL;
 	ret = 0;
 	synchronize_net();
 	table_free(old, true);
-unlock:
-	mutex_unlock(&install_lock);
 out:
 	table_free(t, checked);
+put_net:
+	put_net(net);
+	return ret;
+}
+
+/* EBPF_IOC_COUNTERS: what the rules in force counted, to the helper. */
+int ebpf_xt_read_counters(const struct ebpf_ctl_counters *req)
+{
+	struct xt_counters __user *to = u64_to_user_ptr(req->counters);
+	const struct ebpf_xt_table *t;
+	struct xt_counters *c = NULL;
+	unsigned int i, n = 0;
+	struct net *net;
+	int idx, ret;
+
+	if (req->size != sizeof(*req))
+		return -EINVAL;
+	idx = table_named(req->name);
+	if (idx < 0)
+		return idx;
+	net = ebpf_net_get_by_id(req->netns);
+	if (!net)
+		return -ESRCH;
+	mutex_lock(&ebpf_net(net)->lock);	/* the table stays */
+	t = rcu_dereference_protected(ebpf_net(net)->slots[idx].live,
+				      lockdep_is_held(&ebpf_net(net)->lock));
+	ret = -ENOENT;
+	if (!t)
+		goto unlock;
+	n = min(req->num, t->number);
+	ret = -ENOMEM;
+	c = kvmalloc_array(max(n, 1u), sizeof(*c), GFP_KERNEL);
+	if (!c)
+		goto unlock;
+	for (i = 0; i < n; i++) {
+		c[i].pcnt = atomic64_read((atomic64_t *)&t->counters[i].pkts);
+		c[i].bcnt = atomic64_read((atomic64_t *)&t->counters[i].bytes);
+	}
+	ret = n;
+unlock:
+	mutex_unlock(&ebpf_net(net)->lock);
+	if (ret > 0 && copy_to_user(to, c, n * sizeof(*c)))
+		ret = -EFAULT;
+	kvfree(c);
+	put_net(net);
 	return ret;
 }
 
 /*
- * The name of the table installed @n-th most recently for the first time
- * (0: the newest), or NULL: /proc/net/ip_tables_names lists them so, as
- * x_tables lists its tables (xt_register_table() adds at the head).
+ * The name of the table of @en installed @n-th most recently for the
+ * first time (0: the newest), or NULL: /proc/net/ip_tables_names lists
+ * them so, as x_tables lists its tables (xt_register_table() adds at the
+ * head).
  */
-const char *ebpf_xt_table_by_age(unsigned int n)
+const char *ebpf_xt_table_by_age(struct ebpf_net *en, unsigned int n)
 {
 	const char *name = NULL;
 	unsigned int i;
 
-	mutex_lock(&install_lock);
+	mutex_lock(&en->lock);
 	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (ebpf_xt_slots[i].age && ebpf_xt_slots[i].age == tables_made - n)
-			name = ebpf_xt_slots[i].name;
-	mutex_unlock(&install_lock);
+		if (en->slots[i].age && en->slots[i].age == en->tables_made - n)
+			name = en->slots[i].def->name;
+	mutex_unlock(&en->lock);
 	return name;
+}
+
+void ebpf_xt_net_init(struct ebpf_net *en)
+{
+	unsigned int i;
+
+	mutex_init(&en->lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++) {
+		en->slots[i].def = &ebpf_xt_defs[i];
+		en->slots[i].en = en;
+	}
+}
+
+/* The namespace is going: no packet reaches its tables after this. */
+void ebpf_xt_net_unhook(struct ebpf_net *en)
+{
+	unsigned int i;
+
+	mutex_lock(&en->lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		ebpf_xt_hooks_unregister(&en->slots[i]);	/* waits for packets */
+	mutex_unlock(&en->lock);
+}
+
+/* ... and its tables are freed, their extensions destroyed in it. */
+void ebpf_xt_net_free(struct ebpf_net *en)
+{
+	struct ebpf_xt_table *old[EBPF_XT_NTABLES];
+	unsigned int i;
+
+	mutex_lock(&en->lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++) {
+		struct ebpf_xt_slot *s = &en->slots[i];
+
+		ebpf_xt_hooks_unregister(s);	/* unhooked already, normally */
+		old[i] = rcu_replace_pointer(s->live, NULL,
+					     lockdep_is_held(&en->lock));
+		s->age = 0;
+	}
+	en->tables_made = 0;
+	mutex_unlock(&en->lock);
+	/* no synchronize_net(): the pernet core synchronized RCU between the
+	 * pre_exit that unhooked them and this exit
+	 */
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		table_free(old[i], true);
 }
 
 int __init ebpf_xt_init(void)
@@ -582,22 +712,5 @@ int __init ebpf_xt_init(void)
 
 void ebpf_xt_exit(void)
 {
-	struct ebpf_xt_table *old[EBPF_XT_NTABLES];
-	unsigned int i;
-
-	mutex_lock(&install_lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		struct ebpf_xt_slot *s = &ebpf_xt_slots[i];
-
-		ebpf_xt_hooks_unregister(s);	/* waits for packets in them */
-		old[i] = rcu_replace_pointer(s->live, NULL,
-					     lockdep_is_held(&install_lock));
-		s->age = 0;
-	}
-	tables_made = 0;
-	mutex_unlock(&install_lock);
-	synchronize_net();
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		table_free(old[i], true);
 	ebpf_xt_builtin_unregister();
 }

@@ -117,18 +117,25 @@ static int backend_commit(void *ctx, const struct ipt_table_view *t,
 	return r;
 }
 
-static int backend_read_counters(void *ctx, unsigned int index,
+static int backend_read_counters(void *ctx, uint64_t netns, unsigned int index,
 				 struct xt_counters *c, unsigned int n)
 {
 	(void)ctx;
-	return enforce_read_counters(index, c, n);
+	return enforce_read_counters(netns, index, c, n);
 }
 
-static int backend_read_retired_counters(void *ctx, unsigned int index,
+static int backend_read_retired_counters(void *ctx, uint64_t netns,
+					 unsigned int index,
 					 struct xt_counters *c, unsigned int n)
 {
 	(void)ctx;
-	return enforce_read_retired_counters(index, c, n);
+	return enforce_read_retired_counters(netns, index, c, n);
+}
+
+static void backend_forget(void *ctx, uint64_t netns)
+{
+	(void)ctx;
+	enforce_forget(netns);
 }
 
 static bool backend_kernel_checks(void *ctx)
@@ -149,6 +156,9 @@ static const struct ipt_backend_ops enforce_backend = {
 	.read_retired_counters = backend_read_retired_counters,
 	.kernel_checks = backend_kernel_checks,
 	.tables = backend_tables,
+	/* the kmod mechanism: the module's hooks are per namespace */
+	.namespaces = backend_kernel_checks,
+	.forget = backend_forget,
 };
 
 static struct buf reply;
@@ -186,6 +196,9 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	data = in->data + sizeof(*so);
 	buf_reset(&reply);
 
+	status = ipt_use_netns(so->netns);
+	if (status)
+		return channel_reply(hdr, status, NULL, 0);
 	if (hdr->type == EBPF_MSG_SOCKOPT_GET)
 		status = ipt_sockopt_get(so->optname, data, so->in_len,
 					 so->user_len, &reply);
@@ -217,6 +230,28 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	if (changed)
 		test_fault("reply");
 	return channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
+}
+
+/* EBPF_MSG_NETNS_GONE: forget those namespaces; save if that changed. */
+static int handle_netns_gone(const struct ebpf_msg_hdr *hdr,
+			     const struct buf *in)
+{
+	unsigned int flags = 0;
+	bool changed = false;
+	size_t i;
+
+	if (in->len % sizeof(uint64_t) ||
+	    in->len / sizeof(uint64_t) > EBPF_NETNS_GONE_MAX)
+		return channel_reply(hdr, -EINVAL, NULL, 0);
+	for (i = 0; i < in->len / sizeof(uint64_t); i++) {
+		uint64_t id;
+
+		memcpy(&id, in->data + i * sizeof(id), sizeof(id));
+		changed |= ipt_netns_gone(id) > 0;
+	}
+	if (changed && !state_store(hdr->id))
+		flags |= EBPF_F_STATE;
+	return channel_reply_flags(hdr, 0, flags, NULL, 0);
 }
 
 /* EBPF_MSG_RESTORE: the state the module was told is committed. */
@@ -280,6 +315,9 @@ static int serve(void)
 			break;
 		case EBPF_MSG_PING:
 			r = channel_reply(&hdr, 0, NULL, 0);
+			break;
+		case EBPF_MSG_NETNS_GONE:
+			r = handle_netns_gone(&hdr, &in);
 			break;
 		case EBPF_MSG_SHUTDOWN:
 			enforce_shutdown();

@@ -90,10 +90,13 @@
  *               program's used maps (kmod/compat/map_carrier.c).  The fds
  *               must still name them: the module matches each fd's map.
  * @pad:         0
+ * @netns:       the network namespace whose table this is (proto.h's
+ *               ids); ESRCH when it is gone (the helper then forgets it)
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
- * -errno with nothing changed: the errno of the first match or target that
+ * -errno with nothing changed: ESRCH for a namespace that is gone; the
+ * errno of the first match or target that
  * ip_tables would refuse (ENOENT for an unknown extension, the result of
  * xt_check_match()/xt_check_target() otherwise), EBADF/EINVAL for a bad
  * program or map, ENOMEM.
@@ -113,6 +116,7 @@ struct ebpf_ctl_install {
 	__s32 resume_fd;
 	__s32 maps_prog_fd;
 	__u32 pad;
+	__u64 netns;
 };
 
 /* struct ebpf_ctl_install.flags */
@@ -170,6 +174,29 @@ enum ebpf_ctl_cb {
 #define EBPF_PROG_WALK		2
 
 #define EBPF_IOC_INSTALL	_IOW('E', 1, struct ebpf_ctl_install)
+
+/**
+ * struct ebpf_ctl_counters - what a table in force counted
+ * @size:     sizeof(struct ebpf_ctl_counters)
+ * @num:      room at @counters, in entries
+ * @name:     the table, NUL-terminated
+ * @netns:    its namespace (proto.h's ids)
+ * @counters: user pointer to @num struct xt_counters {pcnt, bcnt}
+ *
+ * EBPF_IOC_COUNTERS: the number of entries written (the table's first
+ * min(@num, its entries)), or -errno: ESRCH for a namespace that is gone,
+ * ENOENT for a table not installed.  A restarted helper reads so what the
+ * rules a previous one committed counted while none ran.
+ */
+struct ebpf_ctl_counters {
+	__u32 size;
+	__u32 num;
+	char name[32];
+	__u64 netns;
+	__u64 counters;
+};
+
+#define EBPF_IOC_COUNTERS	_IOW('E', 3, struct ebpf_ctl_counters)
 
 /* EBPF_IOC_FEATURES: the module writes a __u32 of EBPF_CTL_FEAT_* bits. */
 #define EBPF_IOC_FEATURES	_IOR('E', 2, __u32)

@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 #define EBPF_PROTO_MAGIC	0x46504245u	/* "EBPF" on little endian */
-#define EBPF_PROTO_VERSION	2
+#define EBPF_PROTO_VERSION	3
 
 /* Largest payload either side accepts in one message (64 MiB). */
 #define EBPF_PROTO_MAX_PAYLOAD	(64u << 20)
@@ -55,7 +55,24 @@ enum ebpf_msg_type {
 	EBPF_MSG_SHUTDOWN	= 5,
 	/* kernel -> helper: no payload; reply: status 0.  Liveness probe. */
 	EBPF_MSG_PING		= 6,
+	/*
+	 * kernel -> helper: network namespaces that died.  Payload: __u64
+	 * ids (struct ebpf_sockopt.netns), at most EBPF_NETNS_GONE_MAX.  The
+	 * module has already unhooked and freed their tables; the helper
+	 * forgets them.  Reply: status only (EBPF_F_STATE when it saved).
+	 */
+	EBPF_MSG_NETNS_GONE	= 7,
 };
+
+/*
+ * Network namespaces.  The module numbers every namespace it sees, from 1
+ * (the initial one) up, and never gives a number twice while it is
+ * loaded: the helper keys its tables by that number, so a namespace made
+ * after another died never meets the dead one's rules.  The helper's state
+ * lives no longer than the module (the vault is the module's).
+ */
+#define EBPF_NETNS_INIT		1
+#define EBPF_NETNS_GONE_MAX	512
 
 /* hdr.flags */
 #define EBPF_F_REPLY	0x0001	/* set on every helper -> kernel message */
@@ -153,13 +170,16 @@ struct ebpf_restore {
  * @optname:  IPT_SO_* value
  * @user_len: the length the caller gave (set: optlen; get: *optlen)
  * @in_len:   how many bytes of the caller's buffer follow this struct
- * @netns:    0 for the initial network namespace (only one served today)
+ * @reserved: 0
+ * @netns:    the caller's network namespace (EBPF_NETNS_INIT: the initial
+ *            one); its tables are the ones the request reads or changes
  */
 struct ebpf_sockopt {
 	__u32 optname;
 	__u32 user_len;
 	__u32 in_len;
-	__u32 netns;
+	__u32 reserved;
+	__u64 netns;
 };
 
 #endif /* EBPFILTER_PROTO_H */

@@ -10,7 +10,7 @@ struct fake_enforce fake;
 
 static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		       size_t err_len);
-static int fake_read_counters(void *ctx, unsigned int index,
+static int fake_read_counters(void *ctx, uint64_t netns, unsigned int index,
 			      struct xt_counters *c, unsigned int n);
 
 static bool fake_kernel_checks(void *ctx)
@@ -23,11 +23,26 @@ static unsigned int fake_tables(void *ctx)
 	return ((struct fake_enforce *)ctx)->tables;
 }
 
+static bool fake_namespaces(void *ctx)
+{
+	return ((struct fake_enforce *)ctx)->namespaces;
+}
+
+static void fake_forget(void *ctx, uint64_t netns)
+{
+	if (ctx != &fake || netns == 1)
+		abort();	/* the initial namespace never goes */
+	fake.forgotten = netns;
+	fake.forgets++;
+}
+
 static const struct ipt_backend_ops fake_backend = {
 	.commit = fake_commit,
 	.read_counters = fake_read_counters,
 	.kernel_checks = fake_kernel_checks,
 	.tables = fake_tables,
+	.namespaces = fake_namespaces,
+	.forget = fake_forget,
 };
 
 void fake_reset(void)
@@ -60,6 +75,17 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	}
 	if (t->index >= 5 || (t->index && !(fake.tables & (1u << t->index))))
 		abort();	/* ipt/ asked for a table we do not enforce */
+	if (t->netns != 1 && !fake.namespaces)
+		abort();	/* ... or a namespace */
+	if (t->netns == fake.gone_netns) {
+		snprintf(err, err_len, "fake namespace gone");
+		return -ESRCH;
+	}
+	fake.netns = t->netns;
+	if (t->netns != 1) {	/* counted nowhere */
+		fake.commits++;
+		return 0;
+	}
 	copy = malloc(t->size ? t->size : 1);
 	counts = calloc(t->num_entries ? t->num_entries : 1, sizeof(*counts));
 	if (!copy || !counts)
@@ -90,13 +116,15 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	return 0;
 }
 
-static int fake_read_counters(void *ctx, unsigned int index,
+static int fake_read_counters(void *ctx, uint64_t netns, unsigned int index,
 			      struct xt_counters *c, unsigned int n)
 {
 	unsigned int i;
 
-	if (ctx != &fake || index >= 5)
+	if (ctx != &fake || index >= 5 || (netns != 1 && !fake.namespaces))
 		abort();
+	if (netns != 1)
+		return 0;
 	if (fake.fail_read)
 		return fake.fail_read;
 	/* as load/commit.c: nothing committed or adopted, nothing counted;

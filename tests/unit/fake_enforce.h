@@ -39,6 +39,12 @@ struct fake_enforce {
 	struct xt_counters *counts;
 	/* the other tables' entries and counts (zero) since their commits */
 	unsigned int other_entries[5];
+	/* serves namespaces other than the initial one (kmod) */
+	bool namespaces;
+	uint64_t netns;		/* of the last commit */
+	uint64_t gone_netns;	/* commits into it fail with ESRCH */
+	uint64_t forgotten;	/* the last namespace forget() was told of */
+	unsigned int forgets;
 };
 
 extern struct fake_enforce fake;

@@ -235,9 +235,9 @@ void test_snapshot_untrusted(void)
 	/* a loop inside: the snapshot goes through translate_table() */
 	buf_reset(&mod);
 	buf_append(&mod, snap.data, snap.len);
-	/* snapshot header 16 + table header 88, then the blob: entry 0's
+	/* snapshot header 16 + table header 96, then the blob: entry 0's
 	 * verdict is at 112 + 48 + 32 */
-	memcpy(mod.data + 16 + 88 + 192, &(int){ 8 }, 4);
+	memcpy(mod.data + 16 + 96 + 192, &(int){ 8 }, 4);
 	RESTORE_FAILS(mod.data, mod.len, -ELOOP);
 	/* the backend refuses the saved table */
 	fake_reset();
@@ -369,6 +369,88 @@ void test_tables(void)
 	CHECK(!ipt_table_at(i + 1));
 	CHECK_ERR(get_info("security", &info), 0);
 	CHECK(info.num_entries == t.num_entries);
+	buf_free(&snap);
+	buf_free(&out);
+	tb_free(&t);
+}
+
+/*
+ * Network namespaces (kmod): each has its own tables, made on first use;
+ * requests in one never see another's; the snapshot keeps them all; a
+ * namespace gone is forgotten (the backend told), also when a restore
+ * finds it gone (ESRCH); other backends serve the initial one only.
+ */
+void test_namespaces(void)
+{
+	struct buf snap = { 0 }, out = { 0 };
+	struct ipt_getinfo info;
+	struct tb t;
+
+	CHECK_ERR(ipt_use_netns(2), -ENOENT);	/* tc, netfilter */
+	fake.namespaces = true;
+	fake.tables = 0x1f;
+	tb_notes(&t);
+	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK(!ipt_table_at(0));		/* nothing made yet */
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK(fake.netns == 2 && info.num_entries == 4);
+	CHECK_ERR(replace_tb(&t, "filter", FILTER_HOOKS, 4, NULL), 0);
+	CHECK(fake.netns == 2);
+	CHECK_ERR(get_info("nat", &info), 0);
+	CHECK(ipt_table_at(1) && !strcmp(ipt_table_at(1)->name, "nat"));
+	CHECK_ERR(ipt_use_netns(3), 0);
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK(info.num_entries == 4 && !ipt_table_at(1));
+	CHECK_ERR(ipt_use_netns(1), 0);
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK(info.num_entries == 4 && !ipt_table_at(1));
+	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK(info.num_entries == t.num_entries);
+
+	/* a restarted helper restores every namespace's tables */
+	CHECK_ERR(ipt_state_save(&snap), 0);
+	fake_reset();
+	fake.namespaces = true;
+	fake.tables = 0x1f;
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
+	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(get_info("filter", &info), 0);
+	CHECK(info.num_entries == t.num_entries);
+	CHECK(ipt_table_at(1) && !strcmp(ipt_table_at(1)->name, "nat"));
+
+	/* gone: forgotten, and the backend told; a new id starts empty */
+	{
+		unsigned long gen = ipt_tables_generation();
+
+		CHECK(ipt_netns_gone(2) == 1);
+		CHECK(fake.forgotten == 2 && ipt_tables_generation() != gen);
+		CHECK(ipt_netns_gone(2) == 0);
+		CHECK(ipt_netns_gone(1) == 0);	/* never */
+	}
+	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK(!ipt_table_at(0));
+
+	/* a namespace that died while no helper ran: the restore skips it */
+	fake_reset();
+	fake.namespaces = true;
+	fake.tables = 0x1f;
+	fake.gone_netns = 2;
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
+	CHECK(fake.forgotten == 2);
+	CHECK_ERR(ipt_use_netns(3), 0);
+	CHECK(ipt_table_at(0) && !ipt_table_at(1));
+	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK(!ipt_table_at(0));
+	CHECK_ERR(ipt_use_netns(1), 0);
+	CHECK(ipt_table_at(0) && !strcmp(ipt_table_at(0)->name, "filter"));
+
+	/* the snapshot of a namespace-serving helper is no use to another */
+	fake_reset();
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), -EINVAL);
 	buf_free(&snap);
 	buf_free(&out);
 	tb_free(&t);

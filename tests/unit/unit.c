@@ -206,6 +206,7 @@ static const struct {
 	T(big_table),
 	T(init_backend_fails),
 	T(tables),
+	T(namespaces),
 #undef T
 };
 

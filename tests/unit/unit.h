@@ -96,5 +96,6 @@ void test_snapshot_untrusted(void);
 void test_big_table(void);
 void test_init_backend_fails(void);
 void test_tables(void);
+void test_namespaces(void);
 
 #endif

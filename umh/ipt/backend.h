@@ -32,8 +32,9 @@
  *                 GET_ENTRIES shows from then on (kmod: the module zeroes
  *                 the kernel-private tails of extensions ipt/ does not know)
  * @read_counters: add the packet/byte counts since the last commit of
- *                 table @index (struct ipt_table_view.index), per entry
- *                 in blob order, to @c[0..n-1]; 0 or -errno
+ *                 table @index (struct ipt_table_view.index) of namespace
+ *                 @netns, per entry in blob order, to @c[0..n-1]; 0 or
+ *                 -errno
  * @read_retired_counters: optional: after a commit of table @index, add
  *                 what the rules it replaced counted to the end, to
  *                 @c[0..n-1] (then the commit's old counters are read
@@ -46,18 +47,26 @@
  *                 no
  * @tables:        the tables it enforces, a bit per index
  *                 (IPT_TABLE_NAMES); NULL: filter only
+ * @namespaces:    does it enforce tables of network namespaces other than
+ *                 the initial one (kmod)?  NULL: no, their requests get
+ *                 ENOENT
+ * @forget:        optional: namespace @netns is gone (its tables too, in
+ *                 the kernel): let go of everything kept for it
  *
  * Each gets the @ctx given to ipt_set_backend().
  */
 struct ipt_backend_ops {
 	int (*commit)(void *ctx, const struct ipt_table_view *t, char *err,
 		      size_t err_len);
-	int (*read_counters)(void *ctx, unsigned int index, struct xt_counters *c,
-			     unsigned int n);
-	int (*read_retired_counters)(void *ctx, unsigned int index,
-				     struct xt_counters *c, unsigned int n);
+	int (*read_counters)(void *ctx, uint64_t netns, unsigned int index,
+			     struct xt_counters *c, unsigned int n);
+	int (*read_retired_counters)(void *ctx, uint64_t netns,
+				     unsigned int index, struct xt_counters *c,
+				     unsigned int n);
 	bool (*kernel_checks)(void *ctx);
 	unsigned int (*tables)(void *ctx);
+	bool (*namespaces)(void *ctx);
+	void (*forget)(void *ctx, uint64_t netns);
 };
 
 /* Enforce through @ops from now on (before ipt_init()). */

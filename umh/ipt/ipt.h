@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lib/buf.h"
 
@@ -27,6 +28,21 @@ int ipt_init(bool restore_follows);
  *
  * Return: 0 or the negative errno ip_tables would return.
  */
+/*
+ * ipt_use_netns() - serve the next requests in network namespace @netns
+ * (the module's number, ebpfilter/proto.h), whose tables are made on first
+ * use.  0; -ENOENT when the backend serves only the initial namespace;
+ * -ENOMEM.
+ */
+int ipt_use_netns(uint64_t netns);
+
+/*
+ * ipt_netns_gone() - namespace @netns died: its tables are forgotten, and
+ * the backend lets go of what it kept for them.  1 if there were any
+ * (the saved state changes), else 0.
+ */
+int ipt_netns_gone(uint64_t netns);
+
 int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
 		    size_t user_len, struct buf *out);
 

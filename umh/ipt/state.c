@@ -9,8 +9,10 @@
  * apart, so that ADD_COUNTERS rewrites only the second:
  *
  *   tables:   struct snap_header   magic, version, number of tables
- *             then per table:
- *             struct snap_table    name, hooks, entry count, blob size
+ *             then per table (every namespace's, each namespace's in
+ *             the order they were made):
+ *             struct snap_table    namespace, name, hooks, entry count,
+ *                                  blob size
  *             blob                 the entries, as GET_ENTRIES returns them
  *   counters: per table, in the same order:
  *             struct xt_counters[num_entries], the base counters
@@ -24,13 +26,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ebpfilter/proto.h>
+
 #include "ipt/backend.h"
 #include "ipt/ipt.h"
 #include "ipt/table.h"
 #include "lib/log.h"
 
 #define SNAP_MAGIC	0x53545049u	/* "IPTS" on little endian */
-#define SNAP_VERSION	1
+#define SNAP_VERSION	2
 
 struct snap_header {
 	uint32_t magic;
@@ -40,6 +44,7 @@ struct snap_header {
 };
 
 struct snap_table {
+	uint64_t netns;
 	char name[XT_TABLE_MAXNAMELEN];
 	uint32_t valid_hooks;
 	uint32_t num_entries;
@@ -56,6 +61,7 @@ static int save_table(const struct ipt_stored_table *t, struct buf *out)
 	int err;
 
 	memset(&st, 0, sizeof(st));
+	st.netns = t->netns;
 	strcpy(st.name, t->name);
 	st.valid_hooks = t->valid_hooks;
 	st.num_entries = t->blob.num_entries;
@@ -74,15 +80,19 @@ int ipt_state_save_tables(struct buf *out)
 		.magic = SNAP_MAGIC,
 		.version = SNAP_VERSION,
 	};
-	size_t hdr_at = out->len;
+	size_t hdr_at = out->len, k;
+	struct ipt_stored_table *t;
+	struct ipt_ns *ns;
 	unsigned int i;
 	int err;
 
 	err = buf_append(out, &h, sizeof(h));
 	/* in the order they were made: a restore makes them in it again */
-	for (i = 0; !err && ipt_table_at(i); i++) {
-		err = save_table(ipt_table_at(i), out);
-		h.num_tables++;
+	for (k = 0; !err && (ns = ipt_ns_at(k)); k++) {
+		for (i = 0; !err && (t = ipt_ns_table_at(ns, i)); i++) {
+			err = save_table(t, out);
+			h.num_tables++;
+		}
 	}
 	if (err) {
 		out->len = hdr_at;
@@ -94,10 +104,13 @@ int ipt_state_save_tables(struct buf *out)
 
 int ipt_state_save_counters(struct buf *out)
 {
+	const struct ipt_stored_table *t;
+	struct ipt_ns *ns;
 	unsigned int i;
+	size_t k;
 
-	for (i = 0; ipt_table_at(i); i++) {
-		const struct ipt_stored_table *t = ipt_table_at(i);
+	for (k = 0; (ns = ipt_ns_at(k)); k++)
+	for (i = 0; (t = ipt_ns_table_at(ns, i)); i++) {
 		size_t n;
 
 		/*
@@ -158,6 +171,7 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 	const unsigned char *blob;
 	struct ipt_replace repl;
 	struct snap_table st;
+	struct ipt_ns *ns;
 	const void *p;
 	int err;
 
@@ -166,7 +180,12 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 		return -EINVAL;
 	memcpy(&st, p, sizeof(st));
 	st.name[sizeof(st.name) - 1] = '\0';
-	out->t = ipt_table_slot(st.name);
+	if (st.netns != EBPF_NETNS_INIT && !ipt_backend_namespaces())
+		return -EINVAL;
+	ns = ipt_ns_get(st.netns);
+	if (!ns)
+		return -ENOMEM;
+	out->t = ipt_ns_table_slot(ns, st.name);
 	if (!out->t || st.valid_hooks != out->t->valid_hooks)
 		return -EINVAL;
 	blob = take(data, len, pos, st.size);
@@ -208,21 +227,25 @@ static int parse_counters(const unsigned char *data, size_t len, size_t *pos,
 
 int ipt_state_restore(const void *data, size_t len)
 {
-	struct parsed_table parsed[IPT_NTABLES];
+	struct parsed_table *parsed = NULL;
 	const unsigned char *d = data;
 	unsigned int i, n = 0;
 	struct snap_header h;
 	size_t pos = 0;
 	int err = -EINVAL;
 
-	memset(parsed, 0, sizeof(parsed));
 	if (len < sizeof(h))
 		goto out;
 	memcpy(&h, d, sizeof(h));
 	pos = sizeof(h);
 	if (h.magic != SNAP_MAGIC || h.version != SNAP_VERSION ||
-	    h.num_tables > IPT_NTABLES)
+	    h.num_tables > (len - pos) / sizeof(struct snap_table))
 		goto out;
+	parsed = calloc(h.num_tables ? h.num_tables : 1, sizeof(*parsed));
+	if (!parsed) {
+		err = -ENOMEM;
+		goto out;
+	}
 	/* All of it must be valid before any of it is committed. */
 	for (err = 0; !err && n < h.num_tables; n++) {
 		err = parse_table(d, len, &pos, &parsed[n]);
@@ -236,16 +259,30 @@ int ipt_state_restore(const void *data, size_t len)
 		err = -EINVAL;
 	for (i = 0; !err && i < n; i++) {
 		/* The counts of the rules in force, adopted from the vault. */
-		err = ipt_backend_read_counters(parsed[i].t->index,
+		err = ipt_backend_read_counters(parsed[i].t,
 						parsed[i].base,
 						parsed[i].blob.num_entries);
 		if (!err)
 			err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
 					       parsed[i].base, NULL);
+		/* the namespace died while no helper ran: forget it */
+		if (err == -ESRCH && parsed[i].t->netns != EBPF_NETNS_INIT) {
+			uint64_t gone = parsed[i].t->netns;
+			unsigned int j;
+
+			for (j = i + 1; j < n; j++)
+				if (parsed[j].t && parsed[j].t->netns == gone)
+					parsed[j].t = NULL;
+			ipt_netns_gone(gone);
+			err = 0;
+		}
+		while (i + 1 < n && !parsed[i + 1].t)
+			i++;
 	}
 out:
 	for (i = 0; i < n; i++)
 		parsed_free(&parsed[i]);
+	free(parsed);
 	if (err == -IPT_BACKEND_NEED_CONNTRACK)
 		return err;	/* asked again once conntrack is on */
 	if (err) {

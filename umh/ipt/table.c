@@ -7,6 +7,10 @@
  * (net/ipv4/netfilter/ip_tables.c: get_info(), get_entries(),
  * do_replace(), __do_replace(), do_add_counters(), do_ipt_get_ctl()).
  *
+ * Every network namespace has its own five (struct ipt_ns), made when a
+ * request first comes from it (only the initial one's filter table exists
+ * from the start) and forgotten when the module says it died.
+ *
  * The module has already made the length checks that precede any copy
  * from user memory; they are repeated here because the request comes
  * over a channel and every field in it is checked where it is used.
@@ -16,10 +20,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ebpfilter/proto.h>
+
 #include "ipt/backend.h"
 #include "ipt/ipt.h"
 #include "ipt/table.h"
 #include "lib/log.h"
+#include "lib/vec.h"
 
 /* iptable_<name>.c's <NAME>_VALID_HOOKS, in IPT_TABLE_NAMES order */
 static const unsigned int table_hooks[IPT_NTABLES] = EBPF_CTL_TABLE_HOOKS;
@@ -36,12 +43,19 @@ void ipt_set_backend(const struct ipt_backend_ops *ops, void *ctx)
 	backend.ctx = ctx;
 }
 
-int ipt_backend_read_counters(unsigned int index, struct xt_counters *c,
-			      unsigned int n)
+int ipt_backend_read_counters(const struct ipt_stored_table *t,
+			      struct xt_counters *c, unsigned int n)
 {
 	if (!backend.ops)
 		return -ENODEV;
-	return backend.ops->read_counters(backend.ctx, index, c, n);
+	return backend.ops->read_counters(backend.ctx, t->netns, t->index, c,
+					  n);
+}
+
+bool ipt_backend_namespaces(void)
+{
+	return backend.ops && backend.ops->namespaces &&
+	       backend.ops->namespaces(backend.ctx);
 }
 
 /* The tables the backend can enforce (bit per index): filter at least. */
@@ -66,38 +80,130 @@ static int backend_commit(const struct ipt_table_view *v, char *why,
 	return backend.ops->commit(backend.ctx, v, why, why_len);
 }
 
-static struct ipt_stored_table tables[IPT_NTABLES];
+/* The namespaces known, the initial one first (ipt_init()). */
+static struct {
+	struct ipt_ns **v;
+	size_t n, cap;
+} nss;
 
-/* The tables made so far (indexes), in the order they were made: the
- * snapshot keeps it, as the module keeps it for /proc/net/ip_tables_names */
-static unsigned int made[IPT_NTABLES], n_made;
+/* The namespace requests are served in (ipt_use_netns()). */
+static struct ipt_ns *cur;
 
-static void note_made(const struct ipt_stored_table *t)
+/* Changes with every change of the tables (ipt_tables_generation()). */
+static unsigned long tables_generation;
+
+struct ipt_ns *ipt_ns_at(size_t i)
+{
+	return i < nss.n ? nss.v[i] : NULL;
+}
+
+static size_t ns_pos(uint64_t id)
+{
+	size_t i;
+
+	for (i = 0; i < nss.n; i++)
+		if (nss.v[i]->id == id)
+			return i;
+	return SIZE_MAX;
+}
+
+struct ipt_ns *ipt_ns_get(uint64_t id)
+{
+	size_t i = ns_pos(id);
+	struct ipt_ns *ns;
+
+	if (i != SIZE_MAX)
+		return nss.v[i];
+	if (vec_reserve(&nss.v, &nss.cap, nss.n + 1))
+		return NULL;
+	ns = calloc(1, sizeof(*ns));
+	if (!ns)
+		return NULL;
+	ns->id = id;
+	nss.v[nss.n++] = ns;
+	return ns;
+}
+
+static void ns_free(struct ipt_ns *ns)
 {
 	unsigned int i;
 
-	for (i = 0; i < n_made; i++)
-		if (made[i] == t->index)
-			return;
-	made[n_made++] = t->index;
+	for (i = 0; i < IPT_NTABLES; i++) {
+		ipt_blob_free(&ns->tables[i].blob);
+		free(ns->tables[i].base);
+	}
+	free(ns);
 }
 
-struct ipt_stored_table *ipt_table_slot(const char *name)
+int ipt_use_netns(uint64_t netns)
+{
+	struct ipt_ns *ns;
+
+	if (netns != EBPF_NETNS_INIT && !ipt_backend_namespaces())
+		return -ENOENT;	/* as ip_tables where no table was made */
+	ns = ipt_ns_get(netns);
+	if (!ns)
+		return -ENOMEM;
+	cur = ns;
+	return 0;
+}
+
+int ipt_netns_gone(uint64_t netns)
+{
+	size_t i = ns_pos(netns);
+	struct ipt_ns *ns;
+	bool had;
+
+	if (i == SIZE_MAX || netns == EBPF_NETNS_INIT)
+		return 0;
+	ns = nss.v[i];
+	had = ns->n_made;
+	nss.v[i] = nss.v[--nss.n];	/* the order of namespaces is free */
+	if (cur == ns)
+		cur = nss.v[0];
+	ns_free(ns);
+	if (backend.ops && backend.ops->forget)
+		backend.ops->forget(backend.ctx, netns);
+	if (had)
+		tables_generation++;
+	return had;
+}
+
+static void note_made(const struct ipt_stored_table *t)
+{
+	struct ipt_ns *ns = ipt_ns_get(t->netns);	/* exists: t is its */
+	unsigned int i;
+
+	for (i = 0; i < ns->n_made; i++)
+		if (ns->made[i] == t->index)
+			return;
+	ns->made[ns->n_made++] = t->index;
+}
+
+struct ipt_stored_table *ipt_ns_table_slot(struct ipt_ns *ns, const char *name)
 {
 	static const char *const names[IPT_NTABLES] = IPT_TABLE_NAMES;
 	unsigned int i;
 
 	for (i = 0; i < IPT_NTABLES; i++) {
+		struct ipt_stored_table *t = &ns->tables[i];
+
 		if (strcmp(name, names[i]))
 			continue;
-		if (!tables[i].valid_hooks) {
-			strcpy(tables[i].name, names[i]);
-			tables[i].index = i;
-			tables[i].valid_hooks = table_hooks[i];
+		if (!t->valid_hooks) {
+			strcpy(t->name, names[i]);
+			t->netns = ns->id;
+			t->index = i;
+			t->valid_hooks = table_hooks[i];
 		}
-		return &tables[i];
+		return t;
 	}
 	return NULL;
+}
+
+struct ipt_stored_table *ipt_table_slot(const char *name)
+{
+	return ipt_ns_table_slot(cur, name);
 }
 
 struct ipt_stored_table *ipt_table_find(const char *name)
@@ -107,9 +213,14 @@ struct ipt_stored_table *ipt_table_find(const char *name)
 	return t && t->blob.entries ? t : NULL;
 }
 
+struct ipt_stored_table *ipt_ns_table_at(struct ipt_ns *ns, unsigned int n)
+{
+	return n < ns->n_made ? &ns->tables[ns->made[n]] : NULL;
+}
+
 struct ipt_stored_table *ipt_table_at(unsigned int n)
 {
-	return n < n_made ? &tables[made[n]] : NULL;
+	return ipt_ns_table_at(cur, n);
 }
 
 static int build_initial_table(const struct ipt_stored_table *t,
@@ -152,7 +263,7 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 	memcpy(c, t->base, t->blob.num_entries * sizeof(*c));
 	if (!t->committed)
 		return 0;	/* nothing in force yet, nothing counted */
-	err = ipt_backend_read_counters(t->index, c, t->blob.num_entries);
+	err = ipt_backend_read_counters(t, c, t->blob.num_entries);
 	if (err)
 		log_err("iptables: reading the rule counters failed (%d)\n", err);
 	return err;
@@ -163,6 +274,7 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 {
 	struct ipt_table_view v = {
 		.name = t->name,
+		.netns = t->netns,
 		.index = t->index,
 		.entries = b->entries,
 		.size = b->size,
@@ -174,8 +286,6 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 	memcpy(v.underflow, b->underflow, sizeof(v.underflow));
 	return v;
 }
-
-static unsigned long tables_generation;
 
 unsigned long ipt_tables_generation(void)
 {
@@ -222,7 +332,8 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		if (want)
 			memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
 		want = want && t->committed;
-		err = backend.ops->read_retired_counters(backend.ctx, t->index,
+		err = backend.ops->read_retired_counters(backend.ctx, t->netns,
+			t->index,
 			want ? old : NULL, want ? t->blob.num_entries : 0);
 		/* the new rules are in: as ip_tables when it cannot copy the
 		 * old counters out, the commit stands */
@@ -311,15 +422,13 @@ int ipt_init(bool restore_follows)
 {
 	struct ipt_stored_table *filter;
 	struct ipt_blob initial;
-	unsigned int i;
 	int err;
 
-	for (i = 0; i < IPT_NTABLES; i++) {
-		ipt_blob_free(&tables[i].blob);
-		free(tables[i].base);
-		memset(&tables[i], 0, sizeof(tables[i]));
-	}
-	n_made = 0;
+	while (nss.n)
+		ns_free(nss.v[--nss.n]);
+	cur = ipt_ns_get(EBPF_NETNS_INIT);
+	if (!cur)
+		return -ENOMEM;
 	filter = ipt_table_slot("filter");
 	err = build_initial_table(filter, &initial);
 	if (err) {
@@ -367,10 +476,12 @@ static int commit_pending(struct ipt_stored_table *t)
 int ipt_table_commit_pending(void)
 {
 	unsigned int i;
+	size_t k;
 	int err = 0;
 
-	for (i = 0; i < IPT_NTABLES && !err; i++)
-		err = commit_pending(&tables[i]);
+	for (k = 0; k < nss.n; k++)
+		for (i = 0; i < IPT_NTABLES && !err; i++)
+			err = commit_pending(&nss.v[k]->tables[i]);
 	return err;
 }
 

@@ -21,6 +21,8 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "ipt/table_view.h"
+
 /*
  * x_tables.c: xt_alloc_table_info() refuses sizeof(struct xt_table_info)
  * + size >= XT_MAX_TABLE_SIZE, xt_alloc_entry_offsets() more than
@@ -98,9 +100,11 @@ void ipt_ext_normalize(struct ipt_entry *e);
  *               are added on every read
  * @committed:   @blob is the one in force (false between ipt_init() with
  *               a restore to follow and that restore)
+ * @netns:       the namespace it belongs to (struct ipt_ns.id)
  */
 struct ipt_stored_table {
 	char name[XT_TABLE_MAXNAMELEN];
+	uint64_t netns;
 	unsigned int index;
 	unsigned int valid_hooks;
 	struct ipt_blob blob;
@@ -108,24 +112,57 @@ struct ipt_stored_table {
 	bool committed;
 };
 
+/**
+ * struct ipt_ns - one network namespace's tables, as ip_tables has them
+ *                 per namespace (each made on first use)
+ * @id:     the module's number for it (ebpfilter/proto.h)
+ * @tables: in IPT_TABLE_NAMES order; made or not
+ * @made:   the tables made so far (indexes), in the order they were made:
+ *          the snapshot keeps it, as the module keeps it for
+ *          /proc/net/ip_tables_names
+ * @n_made: how many
+ */
+struct ipt_ns {
+	uint64_t id;
+	struct ipt_stored_table tables[IPT_NTABLES];
+	unsigned int made[IPT_NTABLES], n_made;
+};
+
+/*
+ * The namespace requests are served in: ipt_use_netns() (main.c, per
+ * request) chooses it; the calls below that take no namespace act on it.
+ */
+
+/* The namespace numbered @id, made if new (NULL: out of memory). */
+struct ipt_ns *ipt_ns_get(uint64_t id);
+
+/* The @i-th namespace known (0: the initial one), or NULL past the last. */
+struct ipt_ns *ipt_ns_at(size_t i);
+
 /* The table called @name (already NUL-terminated) if it exists, or NULL. */
 struct ipt_stored_table *ipt_table_find(const char *name);
 
-/* The place of a table ip_tables has (made or not), or NULL.  A commit
- * into it makes it. */
+/* The place of a table ip_tables has (made or not) in @ns, or NULL.  A
+ * commit into it makes it. */
+struct ipt_stored_table *ipt_ns_table_slot(struct ipt_ns *ns,
+					   const char *name);
 struct ipt_stored_table *ipt_table_slot(const char *name);
 
-/* The @n-th table made (0: filter), or NULL past the last. */
+/* The @n-th table made in @ns (0: filter), or NULL past the last. */
+struct ipt_stored_table *ipt_ns_table_at(struct ipt_ns *ns, unsigned int n);
 struct ipt_stored_table *ipt_table_at(unsigned int n);
+
+/* Does the backend serve namespaces other than the initial one? */
+bool ipt_backend_namespaces(void);
 
 /* ipt_backend_ops.kernel_checks: the kernel checks extensions we do not
  * know (ext.c leaves them to it) */
 bool ipt_backend_kernel_checks(void);
 
-/* Add the backend's counts of table @index since its last commit to
+/* Add the backend's counts of table @t since its last commit to
  * @c[0..n-1] (ipt_backend_ops.read_counters); 0 or -errno. */
-int ipt_backend_read_counters(unsigned int index, struct xt_counters *c,
-			      unsigned int n);
+int ipt_backend_read_counters(const struct ipt_stored_table *t,
+			      struct xt_counters *c, unsigned int n);
 
 /* @c[0..num_entries-1] = base + enforcement counters of @t.  0 or -errno. */
 int ipt_table_read_counters(const struct ipt_stored_table *t,

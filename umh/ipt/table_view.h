@@ -8,6 +8,7 @@
 #define UMH_IPT_TABLE_VIEW_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <ebpfilter/ctl.h>
 
 /* ip_tables' tables, in this order (the module's too): a table's index
@@ -18,6 +19,8 @@
 /**
  * struct ipt_table_view - a validated table, in ip_tables' own blob layout
  * @name:        table name ("filter", "nat", ...)
+ * @netns:       the network namespace it belongs to (the module's number,
+ *               ebpfilter/proto.h; EBPF_NETNS_INIT: the initial one)
  * @index:       its place in IPT_TABLE_NAMES (0: filter)
  * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
  *               (validated: offsets, jumps, extension payloads all checked);
@@ -31,6 +34,7 @@
  */
 struct ipt_table_view {
 	const char *name;
+	uint64_t netns;
 	unsigned int index;
 	void *entries;
 	size_t size;

@@ -31,6 +31,13 @@
  * Never failing open: after every change the objects go to the vault
  * (vault/vault.c), which keeps them, and so the rules, across helper
  * restarts; a restarted helper adopts them.
+ *
+ * Tables of every network namespace (kmod only): each (namespace, table)
+ * has a record of its counters map (struct enf_table).  The initial
+ * namespace's maps are also the vault's (vault_objs.ctr_fd mirrors them):
+ * a restarted helper adopts them.  The other namespaces' tables stay in
+ * the module while no helper runs; a restarted helper reads what they
+ * counted through the control file (enf_mech_ops.read_live).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -41,11 +48,14 @@
 
 #include <bpf/bpf.h>
 
+#include <ebpfilter/proto.h>
+
 #include "ir/ir.h"
 #include "lib/log.h"
 #include "load/bpf_enforce.h"
 #include "load/enforce.h"
 #include "load/mech.h"
+#include "lib/vec.h"
 #include "vault/vault.h"
 
 _Static_assert(CG_NHOOKS == VAULT_HOOKS, "the vault parks a dispatcher per hook");
@@ -63,18 +73,66 @@ struct enf_probed {
 
 #define ENF_MAX_MECHS	4
 
+/**
+ * struct enf_table - what is kept for one table of one namespace
+ * @netns, @index: which (ipt_table_view's)
+ * @ctr_fd:     its counters map in force, counting @nentries rules; -1:
+ *              none of ours (nothing committed, or a table of a namespace
+ *              the module kept while no helper ran: @adopted)
+ * @retired_fd: the counters of the rules the last commit replaced, read
+ *              once after the switch (enforce_read_retired_counters), of
+ *              @retired_n rules; -1: none
+ * @uses_ct:    the rules in force use conntrack
+ * @adopted:    the module has rules in force that a previous helper
+ *              committed (read_live reads their counts)
+ */
+struct enf_table {
+	uint64_t netns;
+	unsigned int index;
+	int ctr_fd, retired_fd;
+	unsigned int nentries, retired_n;
+	bool uses_ct, adopted;
+};
+
 static struct {
 	bool probed, inited, attached;
 	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
-	bool live_uses_ct[VAULT_TABLES];	/* rules in force use conntrack */
 	struct enf_kernel ek;
-	struct vault_objs o;	/* per table: o.nentries counted in o.ctr_fd */
-	/* per table: the counters of the rules the last commit replaced,
-	 * read once after the switch (enforce_read_retired_counters) */
-	int retired_fd[VAULT_TABLES];
-	unsigned int retired_n[VAULT_TABLES];
-} S = { .o = VAULT_OBJS_NONE,
-	.retired_fd = { [0 ... VAULT_TABLES - 1] = -1 } };
+	struct vault_objs o;	/* o.ctr_fd: the initial namespace's tables' */
+	struct {
+		struct enf_table *v;
+		size_t n, cap;
+	} tables;
+} S = { .o = VAULT_OBJS_NONE };
+
+/* The record of table @index of @netns; made if @make (NULL: no memory). */
+static struct enf_table *table_rec(uint64_t netns, unsigned int index,
+				   bool make)
+{
+	struct enf_table *e;
+	size_t i;
+
+	for (i = 0; i < S.tables.n; i++)
+		if (S.tables.v[i].netns == netns &&
+		    S.tables.v[i].index == index)
+			return &S.tables.v[i];
+	if (!make || index >= VAULT_TABLES ||
+	    vec_reserve(&S.tables.v, &S.tables.cap, S.tables.n + 1))
+		return NULL;
+	e = &S.tables.v[S.tables.n++];
+	*e = (struct enf_table){ .netns = netns, .index = index,
+				 .ctr_fd = -1, .retired_fd = -1 };
+	return e;
+}
+
+/* The vault keeps the initial namespace's counters maps. */
+static void mirror_to_vault(const struct enf_table *e)
+{
+	if (e->netns != EBPF_NETNS_INIT)
+		return;
+	S.o.ctr_fd[e->index] = e->ctr_fd;
+	S.o.nentries[e->index] = e->nentries;
+}
 
 static void xclose(int *fd)
 {
@@ -90,8 +148,8 @@ static void close_objs(struct vault_objs *o)
 	xclose(&o->gen_fd);
 	xclose(&o->progs_fd);
 	xclose(&o->ifinfo_fd);
-	for (i = 0; i < VAULT_TABLES; i++)
-		xclose(&o->ctr_fd[i]);
+	for (i = 0; i < VAULT_TABLES; i++)	/* the records' (table_rec) */
+		o->ctr_fd[i] = -1;
 	for (i = 0; i < CG_NHOOKS; i++) {
 		xclose(&o->link[i]);
 		xclose(&o->disp[i]);
@@ -145,6 +203,28 @@ static int create_base(char *err, size_t len)
 			return r;
 	}
 	return 0;
+}
+
+/* The initial namespace's counters maps, adopted from the vault. */
+static void adopt_counters(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < VAULT_TABLES; i++) {
+		struct enf_table *e;
+
+		if (S.o.ctr_fd[i] < 0)
+			continue;
+		e = table_rec(EBPF_NETNS_INIT, i, true);
+		if (!e) {	/* counted on by the module still; not read */
+			log_err("enforcement: no memory to adopt table %u's counters\n", i);
+			close(S.o.ctr_fd[i]);
+			S.o.ctr_fd[i] = -1;
+			continue;
+		}
+		e->ctr_fd = S.o.ctr_fd[i];
+		e->nentries = S.o.nentries[i];
+	}
 }
 
 void enforce_note_fds(void)
@@ -225,6 +305,7 @@ int enforce_init(const char *want, char *mech, size_t mech_len)
 	snprintf(mech, mech_len, "%s", m->name);
 	S.o.mech = m->cg;
 	if (vault_open(&S.o) && vault_adopt() > 0) {
+		adopt_counters();
 		S.attached = true;
 		if (m->readopt)
 			m->readopt(&S.o);
@@ -260,8 +341,8 @@ unsigned int enforce_tables(void)
 
 bool enforce_uses_conntrack(void)
 {
-	for (int i = 0; i < VAULT_TABLES; i++)
-		if (S.live_uses_ct[i])
+	for (size_t i = 0; i < S.tables.n; i++)
+		if (S.tables.v[i].uses_ct)
 			return true;
 	return false;
 }
@@ -308,18 +389,21 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 	return r;
 }
 
-/* Table @index's new counters map @ctr and @ir's facts are in force:
- * keep them. */
-static void committed(unsigned int index, const struct ir_table *ir, int ctr)
+/* Table @e's new counters map @ctr and @ir's facts are in force: keep
+ * them. */
+static void committed(struct enf_table *e, const struct ir_table *ir, int ctr)
 {
-	S.live_uses_ct[index] = ir->uses_ct;
+	e->uses_ct = ir->uses_ct;
 	/* kept until ipt/ read what the replaced rules counted last */
-	xclose(&S.retired_fd[index]);
-	S.retired_fd[index] = S.o.ctr_fd[index];
-	S.retired_n[index] = S.o.nentries[index];
-	S.o.ctr_fd[index] = ctr;
-	S.o.nentries[index] = ir->nrules;
-	vault_store();
+	xclose(&e->retired_fd);
+	e->retired_fd = e->ctr_fd;
+	e->retired_n = e->nentries;
+	e->ctr_fd = ctr;
+	e->nentries = ir->nrules;
+	e->adopted = false;
+	mirror_to_vault(e);
+	if (e->netns == EBPF_NETNS_INIT)
+		vault_store();
 }
 
 /*
@@ -339,10 +423,15 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
 		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
 	int fds[CG_ALL_HOOKS] = { -1, -1, -1, -1, -1 };
+	struct enf_table *e = table_rec(t->netns, t->index, true);
 	struct ir_table ir;
 	unsigned int h, walked;
 	int ctr, resume = -1, r;
 
+	if (!e) {
+		snprintf(err, err_len, "no memory for the table's record");
+		return -ENOMEM;
+	}
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
 	if (r)
 		return r;
@@ -388,7 +477,7 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		close(ctr);
 		goto out;
 	}
-	committed(t->index, &ir, ctr);
+	committed(e, &ir, ctr);
 out:
 	ir_free(&ir);
 	return r;
@@ -398,6 +487,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		   char *err, size_t err_len)
 {
 	struct ir_table ir;
+	struct enf_table *e;
 	unsigned int idle = S.o.gen ^ 1;
 	int ctr = -1, r;
 	__u32 key = 0;
@@ -406,10 +496,16 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		return -ENODEV;
 	if (S.ek.ops->install)
 		return commit_install(t, err, err_len);
-	if (t->index) {	/* the dispatchers run the filter table's hooks */
+	/* the dispatchers run the initial namespace's filter table */
+	if (t->index || t->netns != EBPF_NETNS_INIT) {
 		snprintf(err, err_len, "table %s needs the kmod mechanism",
 			 t->name);
 		return -EOPNOTSUPP;
+	}
+	e = table_rec(t->netns, t->index, true);
+	if (!e) {
+		snprintf(err, err_len, "no memory for the table's record");
+		return -ENOMEM;
 	}
 	r = ir_build(t, &ir, err, err_len);
 	if (r)
@@ -445,7 +541,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		S.attached = true;
 	}
 	S.o.gen = idle;
-	committed(0, &ir, ctr);
+	committed(e, &ir, ctr);
 	ir_free(&ir);
 	return 0;
 
@@ -458,14 +554,19 @@ out:
 	return r;
 }
 
-int enforce_read_counters(unsigned int index, struct xt_counters *c,
-			  unsigned int n)
+int enforce_read_counters(uint64_t netns, unsigned int index,
+			  struct xt_counters *c, unsigned int n)
 {
-	if (index >= VAULT_TABLES || S.o.ctr_fd[index] < 0)
+	const struct enf_table *e = table_rec(netns, index, false);
+
+	/* a table the module kept while no helper ran */
+	if ((!e || e->ctr_fd < 0) && netns != EBPF_NETNS_INIT && S.inited &&
+	    S.ek.ops->read_live)
+		return S.ek.ops->read_live(netns, index, c, n);
+	if (!e || e->ctr_fd < 0)
 		return 0;	/* nothing committed yet: nothing counted */
-	return enf_counters_add(S.o.ctr_fd[index], c,
-				n < S.o.nentries[index] ? n :
-				S.o.nentries[index]);
+	return enf_counters_add(e->ctr_fd, c,
+				n < e->nentries ? n : e->nentries);
 }
 
 /*
@@ -475,24 +576,50 @@ int enforce_read_counters(unsigned int index, struct xt_counters *c,
  * (the kmod mechanism's install returns after synchronize_net(): nothing
  * runs the old rules any more).  0 when nothing was replaced.
  */
-int enforce_read_retired_counters(unsigned int index, struct xt_counters *c,
-				  unsigned int n)
+int enforce_read_retired_counters(uint64_t netns, unsigned int index,
+				  struct xt_counters *c, unsigned int n)
 {
+	struct enf_table *e = table_rec(netns, index, false);
 	int r = 0;
 
-	if (index >= VAULT_TABLES || S.retired_fd[index] < 0)
+	if (!e || e->retired_fd < 0)
 		return 0;
 	if (c && n)	/* else only let go of them */
-		r = enf_counters_add(S.retired_fd[index], c,
-				     n < S.retired_n[index] ? n : S.retired_n[index]);
-	xclose(&S.retired_fd[index]);
+		r = enf_counters_add(e->retired_fd, c,
+				     n < e->retired_n ? n : e->retired_n);
+	xclose(&e->retired_fd);
 	return r;
+}
+
+/* Namespace @netns is gone, and its tables with it in the module. */
+void enforce_forget(uint64_t netns)
+{
+	size_t i = 0;
+
+	while (i < S.tables.n) {
+		struct enf_table *e = &S.tables.v[i];
+
+		if (e->netns != netns) {
+			i++;
+			continue;
+		}
+		xclose(&e->ctr_fd);
+		xclose(&e->retired_fd);
+		S.tables.v[i] = S.tables.v[--S.tables.n];
+	}
 }
 
 void enforce_shutdown(void)
 {
+	size_t i;
+
 	if (S.ek.ops && S.ek.ops->detach)
 		S.ek.ops->detach(&S.o);
+	for (i = 0; i < S.tables.n; i++) {
+		xclose(&S.tables.v[i].ctr_fd);
+		xclose(&S.tables.v[i].retired_fd);
+	}
+	S.tables.n = 0;
 	for (int i = 0; i < CG_NHOOKS; i++) {
 		xclose(&S.o.link[i]);
 		xclose(&S.o.disp[i]);

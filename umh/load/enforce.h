@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <linux/netfilter/x_tables.h>
 
 #include "ipt/backend.h"
@@ -65,11 +66,14 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 /* Add the packet/byte counts matched since the last commit of table
  * @index (ipt_table_view.index), per entry in blob order, to @c[0..n-1].
  * 0 or -errno. */
-int enforce_read_counters(unsigned int index, struct xt_counters *c,
-			  unsigned int n);
+int enforce_read_counters(uint64_t netns, unsigned int index,
+			  struct xt_counters *c, unsigned int n);
 /* the counts of the rules table @index's last commit replaced (once) */
-int enforce_read_retired_counters(unsigned int index, struct xt_counters *c,
-				  unsigned int n);
+int enforce_read_retired_counters(uint64_t netns, unsigned int index,
+				  struct xt_counters *c, unsigned int n);
+
+/* Namespace @netns is gone: close what was kept for its tables. */
+void enforce_forget(uint64_t netns);
 
 /* Do the rules in force use state/conntrack matches? */
 bool enforce_uses_conntrack(void);
