@@ -130,7 +130,7 @@ static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
 
 	err = ebpf_sup_call(x);
 	if (err)
-		return err == -EINTR ? -EINTR : -EIO;
+		return err == -EINTR || err == -EAGAIN ? err : -EIO;
 	if (x->status > 0)
 		return -EIO;
 	return x->status;

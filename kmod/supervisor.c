@@ -57,13 +57,26 @@ static struct {
 	unsigned int ngone, gone_cap;
 	bool stopped;
 	struct work_struct gone_work;
+	wait_queue_head_t turn;		/* requests waiting for sup.lock */
 	char helper_version[32];
 	char mechanism[32];
 } sup = {
 	.lock = __MUTEX_INITIALIZER(sup.lock),
 	.gone_lock = __SPIN_LOCK_UNLOCKED(sup.gone_lock),
+	.turn = __WAIT_QUEUE_HEAD_INITIALIZER(sup.turn),
 	.umd.name = "ebpfilter-umh",
 };
+
+/*
+ * Every unlock wakes the requests waiting for their turn (ebpf_sup_call():
+ * each waits at most request_timeout_ms, so one namespace's slow or
+ * flooding requests cannot hold another's longer than that).
+ */
+static void sup_unlock(void)
+{
+	mutex_unlock(&sup.lock);
+	wake_up(&sup.turn);
+}
 
 static void chan_state_change(struct sock *sk)
 {
@@ -150,7 +163,7 @@ static void death_workfn(struct work_struct *work)
 	if (sup.umd.chan &&
 	    READ_ONCE(sup.umd.chan->sk->sk_shutdown) == SHUTDOWN_MASK)
 		helper_gone_locked(NULL);
-	mutex_unlock(&sup.lock);
+	sup_unlock();
 }
 
 /*
@@ -393,21 +406,35 @@ static int ensure_running_locked(void)
  * new state (EBPF_F_STATE) makes it the one a restarted helper restores.
  *
  * Return: 0 with @x->status the helper's answer, or a negative errno when
- * no answer could be had (the helper is then stopped).
+ * no answer could be had (the helper is then stopped): -EAGAIN when the
+ * helper stayed busy with other requests for request_timeout_ms, -EINTR
+ * when the caller was killed while it waited.
  */
 int ebpf_sup_call(struct ebpf_exchange *x)
 {
 	int err;
+	long left;
 
 	x->data = NULL;
-	if (mutex_lock_killable(&sup.lock))
+	/* our turn, within the bound of one request (or EAGAIN: retried by
+	 * iptables, as when another writer changed the table first)
+	 */
+	left = wait_event_killable_timeout(sup.turn, mutex_trylock(&sup.lock),
+			msecs_to_jiffies(READ_ONCE(request_timeout_ms)));
+	if (left < 0)
 		return -EINTR;
+	if (!left) {
+		pr_notice_ratelimited("request (pid %d) waited %u ms for the helper, busy with others: refused with EAGAIN\n",
+				      task_pid_nr(current),
+				      READ_ONCE(request_timeout_ms));
+		return -EAGAIN;
+	}
 	err = ensure_running_locked();
 	if (!err)
 		err = exchange_locked(x);
 	if (!err && (x->reply_flags & EBPF_F_STATE))
 		sup.state_id = x->id;
-	mutex_unlock(&sup.lock);
+	sup_unlock();
 	return err;
 }
 
@@ -456,7 +483,7 @@ static void gone_workfn(struct work_struct *work)
 				ebpf_exchange_free(&x);
 			}
 		}
-		mutex_unlock(&sup.lock);
+		sup_unlock();
 		kvfree(ids);
 	}
 }
@@ -519,7 +546,7 @@ int __init ebpf_sup_init(void)
 	sup.umd.make_ctl = ebpf_ctl_file_create;
 	mutex_lock(&sup.lock);
 	err = start_locked();
-	mutex_unlock(&sup.lock);
+	sup_unlock();
 	if (err) {
 		cancel_work_sync(&sup.death_work);
 		ebpf_umd_unload_blob(&sup.umd);
@@ -568,7 +595,7 @@ void ebpf_sup_exit(void)
 		unwatch_channel(sup.umd.chan);
 	if (ebpf_umd_stop(&sup.umd, &code))
 		pr_err("helper (pid %d) could not be reaped\n", sup.pid);
-	mutex_unlock(&sup.lock);
+	sup_unlock();
 	cancel_work_sync(&sup.death_work);
 	/* The vault goes, and with it every program that read conntrack. */
 	ebpf_umd_unload_blob(&sup.umd);
