@@ -40,7 +40,6 @@ void ebpf_sup_netns_gone(u64 id);
 /* sockopt.c: the iptables (IPv4) sockopt range. */
 int ebpf_sockopt_register(void);
 void ebpf_sockopt_unregister(void);
-void ebpf_sockopt_net_exit(struct ebpf_net *en);
 
 /* netns.c: what the module keeps per network namespace. */
 int __init ebpf_netns_init(void);

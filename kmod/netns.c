@@ -16,6 +16,7 @@
  */
 
 #include <linux/list.h>
+#include <linux/sched.h>
 #include <linux/spinlock.h>
 #include <net/net_namespace.h>
 #include <net/netns/generic.h>
@@ -57,6 +58,84 @@ struct net *ebpf_net_get_by_id(u64 id)
 	return net;
 }
 
+/*
+ * The budget: each namespace but the initial one may hold at most
+ * max_netns_bytes of tables, all of them together max_total_bytes.  A
+ * table costs its rule blob and EBPF_TABLE_COST for what it brings beside
+ * (its programs, counters map, copies in the helper and here), so that a
+ * user making many namespaces with empty tables meets the bound too.
+ * Checked and charged at each install (the initial tables made on first
+ * use too), checked early at SET_REPLACE (sockopt.c).
+ */
+#define EBPF_TABLE_COST		(32u << 10)
+
+static DEFINE_SPINLOCK(budget_lock);
+static u64 netns_total_bytes;	/* every ebpf_net.rule_bytes[] but init's */
+
+static u64 table_cost(u32 size)
+{
+	return size ? (u64)size + EBPF_TABLE_COST : 0;
+}
+
+/**
+ * ebpf_net_budget_check() - may table @idx of @en hold @size bytes of rules?
+ * @en:   the namespace
+ * @idx:  the table (EBPF_CTL_TABLE_NAMES order); -1: none, nothing to check
+ * @size: its new rule blob's size
+ *
+ * Return: 0, or -ENOMEM (with a rate-limited line) past either bound.
+ */
+int ebpf_net_budget_check(const struct ebpf_net *en, int idx, u32 size)
+{
+	u64 own = table_cost(size), total;
+	const char *what = NULL;
+	int i;
+
+	if (en->id == EBPF_NETNS_INIT || idx < 0 || idx >= EBPF_XT_NTABLES)
+		return 0;
+	spin_lock(&budget_lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++)
+		if (i != idx)
+			own += table_cost(en->rule_bytes[i]);
+	total = netns_total_bytes - table_cost(en->rule_bytes[idx]) +
+		table_cost(size);
+	spin_unlock(&budget_lock);
+	if (own > READ_ONCE(max_netns_bytes))
+		what = "max_netns_bytes";
+	else if (total > READ_ONCE(max_total_bytes))
+		what = "max_total_bytes";
+	if (!what)
+		return 0;
+	pr_notice_ratelimited("table of %u bytes refused in a network namespace (pid %d): over %s\n",
+			      size, task_pid_nr(current), what);
+	return -ENOMEM;
+}
+
+/* Table @idx of @en now holds @size bytes (an install went live). */
+void ebpf_net_budget_charge(struct ebpf_net *en, int idx, u32 size)
+{
+	if (en->id == EBPF_NETNS_INIT)
+		return;
+	spin_lock(&budget_lock);
+	netns_total_bytes += table_cost(size);
+	netns_total_bytes -= table_cost(en->rule_bytes[idx]);
+	en->rule_bytes[idx] = size;
+	spin_unlock(&budget_lock);
+}
+
+/* A namespace's tables are gone: so is its share of the budget. */
+static void budget_release(struct ebpf_net *en)
+{
+	int i;
+
+	spin_lock(&budget_lock);
+	for (i = 0; i < EBPF_XT_NTABLES; i++) {
+		netns_total_bytes -= table_cost(en->rule_bytes[i]);
+		en->rule_bytes[i] = 0;
+	}
+	spin_unlock(&budget_lock);
+}
+
 static int __net_init ebpf_net_init(struct net *net)
 {
 	struct ebpf_net *en = ebpf_net(net);
@@ -89,7 +168,7 @@ static void __net_exit ebpf_net_exit(struct net *net)
 	struct ebpf_net *en = ebpf_net(net);
 
 	ebpf_xt_net_free(en);
-	ebpf_sockopt_net_exit(en);
+	budget_release(en);
 	ebpf_procfs_net_exit(net);
 	ebpf_sup_netns_gone(en->id);	/* a no-op at unload: no helper */
 }

@@ -14,10 +14,9 @@
  * Who may ask is who may ask ip_tables: CAP_NET_ADMIN in the user
  * namespace that owns the network namespace, so the root of a user
  * namespace (any user, on Debian) reaches the helper and the kernel's
- * extension checks with tables of its own.  Hence the bounds: each
- * namespace but the initial one holds at most max_netns_bytes of rules,
- * all of them together at most max_total_bytes; and init_userns_only
- * keeps every namespace not owned by the initial user namespace out.
+ * extension checks with tables of its own.  Hence the bounds (netns.c's
+ * budget) and init_userns_only, which keeps every namespace not owned by
+ * the initial user namespace out.
  */
 
 #include <linux/capability.h>
@@ -54,62 +53,6 @@ static int check_caller(struct net *net)
 	return 0;
 }
 
-/* The rule bytes of every namespace but the initial one (its tables'
- * ebpf_net.rule_bytes summed).
- */
-static DEFINE_SPINLOCK(budget_lock);
-static u64 netns_total_bytes;
-
-/* May table @idx of @en hold @size bytes of rules?  0 or -ENOMEM. */
-static int budget_check(const struct ebpf_net *en, int idx, u32 size)
-{
-	u64 own = size, total;
-	const char *what = NULL;
-	int i;
-
-	if (en->id == EBPF_NETNS_INIT || idx < 0)
-		return 0;
-	spin_lock(&budget_lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (i != idx)
-			own += en->rule_bytes[i];
-	total = netns_total_bytes - en->rule_bytes[idx] + size;
-	spin_unlock(&budget_lock);
-	if (own > READ_ONCE(max_netns_bytes))
-		what = "max_netns_bytes";
-	else if (total > READ_ONCE(max_total_bytes))
-		what = "max_total_bytes";
-	if (!what)
-		return 0;
-	pr_notice_ratelimited("table of %u bytes refused in a network namespace (pid %d): over %s\n",
-			      size, task_pid_nr(current), what);
-	return -ENOMEM;
-}
-
-static void budget_commit(struct ebpf_net *en, int idx, u32 size)
-{
-	if (en->id == EBPF_NETNS_INIT || idx < 0)
-		return;
-	spin_lock(&budget_lock);
-	netns_total_bytes += size;
-	netns_total_bytes -= en->rule_bytes[idx];
-	en->rule_bytes[idx] = size;
-	spin_unlock(&budget_lock);
-}
-
-/* A namespace's tables are gone: so is its share of the budget. */
-void ebpf_sockopt_net_exit(struct ebpf_net *en)
-{
-	int i;
-
-	spin_lock(&budget_lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		netns_total_bytes -= en->rule_bytes[i];
-		en->rule_bytes[i] = 0;
-	}
-	spin_unlock(&budget_lock);
-}
-
 /* Send a sockopt to the helper; @x->iov[1] is the caller's data. */
 static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
 		 int optname, unsigned int user_len)
@@ -141,7 +84,7 @@ static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 	struct ebpf_exchange x = { };
 	struct ipt_replace repl;
 	void *blob;
-	int ret, idx;
+	int ret;
 
 	/* do_replace(): header first, then exactly repl.size bytes. */
 	if (len < sizeof(repl))
@@ -160,8 +103,9 @@ static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 		return -ENOMEM;
 	}
 	repl.name[sizeof(repl.name) - 1] = '\0';
-	idx = ebpf_xt_table_index(repl.name);
-	ret = budget_check(en, idx, repl.size);
+	/* early, before the helper's work; the install checks again */
+	ret = ebpf_net_budget_check(en, ebpf_xt_table_index(repl.name),
+				    repl.size);
 	if (ret)
 		return ret;
 	blob = kvmalloc(sizeof(repl) + repl.size, GFP_KERNEL_ACCOUNT);
@@ -182,7 +126,6 @@ static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 	ret = proxy(&x, en, true, IPT_SO_SET_REPLACE, len);
 	if (ret)
 		goto out;
-	budget_commit(en, idx, repl.size);
 	if (x.data_len != (size_t)repl.num_counters * sizeof(struct xt_counters)) {
 		pr_err("helper returned %zu bytes of counters for %u entries\n",
 		       x.data_len, repl.num_counters);

@@ -119,7 +119,7 @@ struct ebpf_xt_slot {
  * @slots:       its tables, in EBPF_CTL_TABLE_NAMES order
  * @tables_made: tables installed at least once
  * @rule_bytes:  per table: the size of the rule blob in force (the
- *               namespace's budget, sockopt.c; under its budget lock)
+ *               namespace's budget, netns.c; under its budget lock)
  */
 struct ebpf_net {
 	struct net *net;
@@ -134,6 +134,8 @@ struct ebpf_net {
 /* netns.c */
 struct ebpf_net *ebpf_net(const struct net *net);
 struct net *ebpf_net_get_by_id(u64 id);
+int ebpf_net_budget_check(const struct ebpf_net *en, int idx, u32 size);
+void ebpf_net_budget_charge(struct ebpf_net *en, int idx, u32 size);
 
 /* xt_builtin.c */
 int ebpf_xt_builtin_register(void);

@@ -542,6 +542,9 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 		return -ESRCH;
 	en = ebpf_net(net);
 	slot = &en->slots[idx];
+	ret = ebpf_net_budget_check(en, idx, req->entries_size);
+	if (ret)
+		goto put_net;
 
 	ret = -ENOMEM;
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
@@ -585,6 +588,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	if (!slot->age)
 		slot->age = ++en->tables_made;
 	old = rcu_replace_pointer(slot->live, t, lockdep_is_held(&en->lock));
+	ebpf_net_budget_charge(en, idx, t->size);
 	mutex_unlock(&en->lock);
 	t = NULL;
 	ret = 0;

@@ -447,6 +447,15 @@ void test_namespaces(void)
 	CHECK_ERR(ipt_use_netns(1), 0);
 	CHECK(ipt_table_at(0) && !strcmp(ipt_table_at(0)->name, "filter"));
 
+	/* a table the backend will not make (the namespace's budget): its
+	 * errno, nothing made */
+	fake.fail_commit = -ENOMEM;
+	CHECK_ERR(ipt_use_netns(4), 0);
+	CHECK_ERR(get_info("filter", &info), -ENOMEM);
+	CHECK(!ipt_table_at(0));
+	fake.fail_commit = 0;
+	CHECK_ERR(get_info("filter", &info), 0);
+
 	/* the snapshot of a namespace-serving helper is no use to another */
 	fake_reset();
 	CHECK_ERR(ipt_init(true), 0);

@@ -229,30 +229,37 @@ static int build_initial_table(const struct ipt_stored_table *t,
 /*
  * The table a request names, made on first use as ip_tables makes it
  * (xt_find_table_lock() runs the iptable_<name> template's table_init():
- * the built-in chains with ACCEPT policies) and put in force; NULL for a
- * name ip_tables has no table for, or one the backend cannot enforce
- * (the tc and netfilter mechanisms: filter only), -ENOENT to the caller
- * as from ip_tables without the iptable_<name> module.
+ * the built-in chains with ACCEPT policies) and put in force, in *@out;
+ * -ENOENT for a name ip_tables has no table for, or one the backend
+ * cannot enforce (the tc and netfilter mechanisms: filter only), as from
+ * ip_tables without the iptable_<name> module; the commit's errno when the
+ * backend refuses it (ENOMEM: the namespace's budget).
  */
-static struct ipt_stored_table *table_use(const char *name)
+static int table_use(const char *name, struct ipt_stored_table **out)
 {
 	struct ipt_stored_table *t = ipt_table_slot(name);
 	struct ipt_blob initial;
+	int err;
 
+	*out = t;
 	if (!t)
-		return NULL;
+		return -ENOENT;
 	if (t->blob.entries)
-		return t;	/* made before */
-	if (!(backend_tables() & (1u << t->index)))
-		return NULL;
-	if (build_initial_table(t, &initial))
-		return NULL;
-	if (ipt_table_commit(t, &initial, NULL, NULL)) {
+		return 0;	/* made before */
+	if (!(backend_tables() & (1u << t->index)) ||
+	    build_initial_table(t, &initial))
+		return -ENOENT;
+	err = ipt_table_commit(t, &initial, NULL, NULL);
+	if (err) {
 		ipt_blob_free(&initial);
-		return NULL;
+		/* a conntrack request is a retry, not a refusal */
+		return err == -IPT_BACKEND_NEED_CONNTRACK || err == -ENOMEM ?
+		       err : -ENOENT;
 	}
-	log_info("iptables: table %s created\n", t->name);
-	return t;
+	/* one line per table, not one per container's */
+	if (t->netns == EBPF_NETNS_INIT)
+		log_info("iptables: table %s created\n", t->name);
+	return 0;
 }
 
 int ipt_table_read_counters(const struct ipt_stored_table *t,
@@ -490,8 +497,9 @@ static int get_info(const void *in, size_t in_len, size_t user_len,
 		    struct buf *out)
 {
 	char name[XT_TABLE_MAXNAMELEN];
-	const struct ipt_stored_table *t;
+	struct ipt_stored_table *t;
 	struct ipt_getinfo *info;
+	int err;
 
 	if (user_len != sizeof(struct ipt_getinfo))
 		return -EINVAL;
@@ -500,9 +508,9 @@ static int get_info(const void *in, size_t in_len, size_t user_len,
 	memcpy(name, in, sizeof(name));
 	name[sizeof(name) - 1] = '\0';
 
-	t = table_use(name);
-	if (!t)
-		return -ENOENT;
+	err = table_use(name, &t);
+	if (err)
+		return err;
 	info = buf_append_zero(out, sizeof(*info));
 	if (!info)
 		return -ENOMEM;
@@ -523,7 +531,7 @@ static int get_info(const void *in, size_t in_len, size_t user_len,
 static int get_entries(const void *in, size_t in_len, size_t user_len,
 		       struct buf *out)
 {
-	const struct ipt_stored_table *t;
+	struct ipt_stored_table *t;
 	struct ipt_get_entries get;
 	struct xt_counters *c;
 	unsigned char *p;
@@ -537,9 +545,9 @@ static int get_entries(const void *in, size_t in_len, size_t user_len,
 		return -EINVAL;
 	get.name[sizeof(get.name) - 1] = '\0';
 
-	t = table_use(get.name);
-	if (!t)
-		return -ENOENT;
+	err = table_use(get.name, &t);
+	if (err)
+		return err;
 	if (get.size != t->blob.size)
 		return -EAGAIN;
 
@@ -614,11 +622,9 @@ static int replace(const void *in, size_t in_len, struct buf *out)
 		err = -ENOMEM;
 		goto fail;
 	}
-	t = table_use(repl.name);
-	if (!t) {
-		err = -ENOENT;
+	err = table_use(repl.name, &t);
+	if (err)
 		goto fail;
-	}
 	/* "You lied!" */
 	if (repl.valid_hooks != t->valid_hooks) {
 		err = -EINVAL;
@@ -652,6 +658,7 @@ static int add_counters(const void *in, size_t in_len)
 	struct ipt_stored_table *t;
 	struct xt_counters_info info;
 	unsigned int i;
+	int err;
 
 	if (in_len <= sizeof(info))
 		return -EINVAL;
@@ -661,9 +668,9 @@ static int add_counters(const void *in, size_t in_len)
 	    in_len - sizeof(info))
 		return -EINVAL;
 
-	t = table_use(info.name);
-	if (!t)
-		return -ENOENT;
+	err = table_use(info.name, &t);
+	if (err)
+		return err;
 	if (t->blob.num_entries != info.num_counters)
 		return -EINVAL;
 	for (i = 0; i < info.num_counters; i++) {
