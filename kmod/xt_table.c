@@ -492,6 +492,84 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	return ret;
 }
 
+/* Is @m's user-visible payload the same in @a and @b (checked entries)? */
+static bool same_ext(const struct xt_entry_match *a,
+		     const struct xt_entry_match *b, const void *ext,
+		     unsigned int usersize)
+{
+	unsigned int len = a->u.match_size - sizeof(*a);
+
+	if (a->u.match_size != b->u.match_size || a->u.kernel.match != ext)
+		return false;
+	/* past usersize: the kernel's own state (a limit's master, ...) */
+	if (usersize && usersize < len)
+		len = usersize;
+	return !memcmp(a->data, b->data, len);
+}
+
+/* The same rule: same header, matches and target (as the user gave them). */
+static bool same_rule(const struct ipt_entry *a, const struct ipt_entry *b)
+{
+	const struct xt_entry_target *ta, *tb;
+	unsigned int off;
+
+	if (a->target_offset != b->target_offset ||
+	    a->next_offset != b->next_offset ||
+	    memcmp(&a->ip, &b->ip, sizeof(a->ip)))
+		return false;
+	for (off = sizeof(*a); off < a->target_offset;) {
+		const struct xt_entry_match *ma = (const void *)a + off;
+		const struct xt_entry_match *mb = (const void *)b + off;
+
+		if (!same_ext(ma, mb, mb->u.kernel.match,
+			      mb->u.kernel.match->usersize))
+			return false;
+		off += ma->u.match_size;
+	}
+	ta = ipt_get_target_c(a);
+	tb = ipt_get_target_c(b);
+	/* the target's header has the match's layout */
+	return same_ext((const void *)ta, (const void *)tb,
+			tb->u.kernel.target, tb->u.kernel.target->usersize);
+}
+
+static void carry(const struct ebpf_xt_table *from, unsigned int i,
+		  const struct ebpf_xt_table *to, unsigned int j)
+{
+	atomic64_add(atomic64_read((atomic64_t *)&from->counters[i].pkts),
+		     (atomic64_t *)&to->counters[j].pkts);
+	atomic64_add(atomic64_read((atomic64_t *)&from->counters[i].bytes),
+		     (atomic64_t *)&to->counters[j].bytes);
+}
+
+/*
+ * EBPF_INSTALL_F_ADOPT: what @old's rules counted, added to @new's, for
+ * the rules both have at the same place from the start or from the end.
+ * @old counts no more (after synchronize_net()).
+ */
+static void adopt_counters(const struct ebpf_xt_table *old,
+			   const struct ebpf_xt_table *new,
+			   const struct ebpf_xt_slot *slot)
+{
+	unsigned int head = 0, tail = 0, n = min(old->number, new->number);
+
+	while (head < n &&
+	       same_rule(old->entries + old->offsets[head],
+			 new->entries + new->offsets[head])) {
+		carry(old, head, new, head);
+		head++;
+	}
+	while (tail < n - head &&
+	       same_rule(old->entries + old->offsets[old->number - 1 - tail],
+			 new->entries + new->offsets[new->number - 1 - tail])) {
+		carry(old, old->number - 1 - tail, new, new->number - 1 - tail);
+		tail++;
+	}
+	if (head + tail < old->number && slot->en->id == EBPF_NETNS_INIT)
+		pr_info("%s table: the restored rules differ from those in force: the counters of %u of their %u rules carried over\n",
+			slot->def->name, head + tail, old->number);
+}
+
 /* The index of the table a request's name field names, or -ENOENT. */
 static int table_named(const char name[32])
 {
@@ -525,7 +603,8 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	bool checked = false;
 	int ret, idx;
 
-	if (req->size != sizeof(*req) || (req->flags & ~EBPF_INSTALL_F_RESUME))
+	if (req->size != sizeof(*req) ||
+	    (req->flags & ~(EBPF_INSTALL_F_RESUME | EBPF_INSTALL_F_ADOPT)))
 		return -EINVAL;
 	idx = table_named(req->name);
 	if (idx < 0)
@@ -590,9 +669,11 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	old = rcu_replace_pointer(slot->live, t, lockdep_is_held(&en->lock));
 	ebpf_net_budget_charge(en, idx, t->size);
 	mutex_unlock(&en->lock);
-	t = NULL;
 	ret = 0;
 	synchronize_net();
+	if (old && (req->flags & EBPF_INSTALL_F_ADOPT))
+		adopt_counters(old, t, slot);
+	t = NULL;
 	table_free(old, true);
 out:
 	table_free(t, checked);

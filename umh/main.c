@@ -158,6 +158,7 @@ static const struct ipt_backend_ops enforce_backend = {
 	.tables = backend_tables,
 	/* the kmod mechanism: the module's hooks are per namespace */
 	.namespaces = backend_kernel_checks,
+	.adopts = backend_kernel_checks,
 	.forget = backend_forget,
 };
 

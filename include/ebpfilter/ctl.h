@@ -121,6 +121,17 @@ struct ebpf_ctl_install {
 
 /* struct ebpf_ctl_install.flags */
 #define EBPF_INSTALL_F_RESUME	0x1
+/*
+ * A restarted helper's restore of the table: after the switch (no packet
+ * counts into the replaced rules any more) the module adds what the rules
+ * it replaces counted to the new counters, rule by rule where the two
+ * tables have the same rules: the common leading and trailing rules (all
+ * of them when the helper restores what a dead one put in force; all but
+ * the changed ones when it died between a change going live and its
+ * caller being told).  So no packet counted while no helper ran, or while
+ * the restore was compiled, is lost, and none is counted twice.
+ */
+#define EBPF_INSTALL_F_ADOPT	0x2
 
 /* The deepest jump stack a resume record carries (BPF's call depth). */
 #define EBPF_RESUME_MAX_DEPTH	8

@@ -50,6 +50,10 @@
  * @namespaces:    does it enforce tables of network namespaces other than
  *                 the initial one (kmod)?  NULL: no, their requests get
  *                 ENOENT
+ * @adopts:        does a commit of a view with @adopt carry over what the
+ *                 rules in force counted, rule by rule (kmod: the module
+ *                 does it after the switch)?  Then a restore does not
+ *                 read them first.  NULL: no
  * @forget:        optional: namespace @netns is gone (its tables too, in
  *                 the kernel): let go of everything kept for it
  *
@@ -66,6 +70,7 @@ struct ipt_backend_ops {
 	bool (*kernel_checks)(void *ctx);
 	unsigned int (*tables)(void *ctx);
 	bool (*namespaces)(void *ctx);
+	bool (*adopts)(void *ctx);
 	void (*forget)(void *ctx, uint64_t netns);
 };
 

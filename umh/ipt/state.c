@@ -258,13 +258,18 @@ int ipt_state_restore(const void *data, size_t len)
 	if (!err && pos != len)
 		err = -EINVAL;
 	for (i = 0; !err && i < n; i++) {
-		/* The counts of the rules in force, adopted from the vault. */
-		err = ipt_backend_read_counters(parsed[i].t,
-						parsed[i].base,
-						parsed[i].blob.num_entries);
+		/* The counts of the rules in force (adopted from the vault),
+		 * unless the backend carries them over after the switch:
+		 * then nothing counted meanwhile is lost.
+		 */
+		if (!ipt_backend_adopts())
+			err = ipt_backend_read_counters(parsed[i].t,
+							parsed[i].base,
+							parsed[i].blob.num_entries);
 		if (!err)
-			err = ipt_table_commit(parsed[i].t, &parsed[i].blob,
-					       parsed[i].base, NULL);
+			err = ipt_table_restore_commit(parsed[i].t,
+						       &parsed[i].blob,
+						       parsed[i].base);
 		/* the namespace died while no helper ran: forget it */
 		if (err == -ESRCH && parsed[i].t->netns != EBPF_NETNS_INIT) {
 			uint64_t gone = parsed[i].t->netns;

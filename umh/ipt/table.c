@@ -52,6 +52,12 @@ int ipt_backend_read_counters(const struct ipt_stored_table *t,
 					  n);
 }
 
+bool ipt_backend_adopts(void)
+{
+	return backend.ops && backend.ops->adopts &&
+	       backend.ops->adopts(backend.ctx);
+}
+
 bool ipt_backend_namespaces(void)
 {
 	return backend.ops && backend.ops->namespaces &&
@@ -299,8 +305,9 @@ unsigned long ipt_tables_generation(void)
 	return tables_generation;
 }
 
-int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
-		     const struct xt_counters *base, struct xt_counters *old)
+static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
+			const struct xt_counters *base, struct xt_counters *old,
+			bool adopt)
 {
 	struct ipt_table_view v = view_of(t, nb);
 	bool retired = backend.ops && backend.ops->read_retired_counters;
@@ -308,6 +315,7 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	char why[256] = "";
 	int err;
 
+	v.adopt = adopt;
 	/* Everything that can fail comes before the switch. */
 	nbase = calloc(nb->num_entries ? nb->num_entries : 1, sizeof(*nbase));
 	if (!nbase)
@@ -360,6 +368,18 @@ int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 fail:
 	free(nbase);
 	return err;
+}
+
+int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
+		     const struct xt_counters *base, struct xt_counters *old)
+{
+	return table_commit(t, nb, base, old, false);
+}
+
+int ipt_table_restore_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
+			     const struct xt_counters *base)
+{
+	return table_commit(t, nb, base, NULL, true);
 }
 
 /*

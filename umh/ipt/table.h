@@ -181,6 +181,18 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 int ipt_table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		     const struct xt_counters *base, struct xt_counters *old);
 
+/*
+ * ipt_table_restore_commit() - ipt_table_commit() of a restored table
+ * (ipt_state_restore()): @base already holds what the rules in force
+ * counted, unless the backend carries that over itself
+ * (ipt_backend_adopts()).
+ */
+int ipt_table_restore_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
+			     const struct xt_counters *base);
+
+/* Does the backend carry a restored table's counts over itself? */
+bool ipt_backend_adopts(void);
+
 /* If the initial tables were built but never committed (a restore was
  * announced), commit them now.  0 or -errno. */
 int ipt_table_commit_pending(void);

@@ -7,6 +7,7 @@
 #ifndef UMH_IPT_TABLE_VIEW_H
 #define UMH_IPT_TABLE_VIEW_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <ebpfilter/ctl.h>
@@ -31,6 +32,9 @@
  * @valid_hooks: bitmask of NF_INET_* hooks
  * @hook_entry:  offset of each hook's first rule
  * @underflow:   offset of each hook's policy rule
+ * @adopt:       a restarted helper restores these rules: the backend may
+ *               carry over what the rules in force counted
+ *               (ipt_backend_ops.adopts)
  */
 struct ipt_table_view {
 	const char *name;
@@ -42,6 +46,7 @@ struct ipt_table_view {
 	unsigned int valid_hooks;
 	unsigned int hook_entry[5];
 	unsigned int underflow[5];
+	bool adopt;
 };
 
 #endif

@@ -154,6 +154,8 @@ static int kmod_install(const struct ipt_table_view *t,
 		in.resume_fd = resume_fd;
 	}
 	in.netns = t->netns;
+	if (t->adopt)	/* the module carries what they counted over */
+		in.flags |= EBPF_INSTALL_F_ADOPT;
 	in.maps_prog_fd = -1;
 	if (ctl_features & EBPF_CTL_FEAT_MAPS_PROG) {
 		in.maps_prog_fd = load_map_carrier(counters_fd, in.resume_fd);
