@@ -412,7 +412,8 @@ static void committed(struct enf_table *e, const struct ir_table *ir, int ctr)
  * resume map in one call; its errno is the commit's.  A hook that reaches
  * a rule without an emitter is compiled too: its program stops there and
  * the module walks on (cgen/abi.h, "Kernel rules"); -1 (the module walks
- * the whole hook) only where the code generator or the verifier refuses.
+ * the whole hook) where the chain is only its policy, or where the code
+ * generator or the verifier refuses.
  * Conntrack needs no handshake: the module's check of a state/conntrack
  * match takes the reference.
  */
@@ -451,6 +452,12 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 	}
 	for (h = 0; h < CG_ALL_HOOKS; h++) {
 		if (!(t->valid_hooks & (1u << nfhook[h])))
+			continue;
+		/* a chain of nothing but its policy: the module's walk of
+		 * one rule costs what a program would, and it saves a
+		 * program per hook of every table nobody filled (every new
+		 * namespace's, each made on first use) */
+		if (ir.hook_entry[nfhook[h]] == ir.underflow[nfhook[h]])
 			continue;
 		/* a hook the code generator or the verifier refuses (chains
 		 * nested deeper than BPF calls go, limits) is walked: the
