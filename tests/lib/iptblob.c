@@ -19,6 +19,8 @@
 #include <linux/netfilter/xt_tcpudp.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include <ebpfilter/proto.h>
+
 #include "ipt_builder.h"
 #include "iptblob.h"
 
@@ -562,6 +564,7 @@ void iptblob_view(const struct iptblob *b, struct ipt_table_view *v)
 {
 	memset(v, 0, sizeof(*v));
 	v->name = "filter";
+	v->netns = EBPF_NETNS_INIT;
 	v->entries = b->data;
 	v->size = b->size;
 	v->num_entries = b->num_entries;

@@ -18,6 +18,8 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include <ebpfilter/proto.h>
+
 #include "ext/ext.h"
 #include "ir/ir.h"
 #include "lib/vec.h"
@@ -188,6 +190,16 @@ static int mark_walked_chains(struct ir_table *ir, char *err, size_t err_len)
 	return 0;
 }
 
+/* Does the rule test the input or output interface? */
+static bool names_interface(const struct ipt_ip *ip)
+{
+	static const unsigned char none[IFNAMSIZ];
+
+	return (ip->invflags & (IPT_INV_VIA_IN | IPT_INV_VIA_OUT)) ||
+	       memcmp(ip->iniface_mask, none, IFNAMSIZ) ||
+	       memcmp(ip->outiface_mask, none, IFNAMSIZ);
+}
+
 int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		 struct ir_table *ir, char *err, size_t err_len)
 {
@@ -350,6 +362,13 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		/* IPT_F_GOTO is control flow, not a packet condition */
 		rr->ip.flags &= ~IPT_F_GOTO;
 		rr->kernel |= rr->verdict == IRV_KERNEL;
+		/* the programs find interface names in the helper's own
+		 * namespace's links (the ifinfo map); another namespace's
+		 * ifindexes name other devices: its -i/-o rules are the
+		 * kernel's, which reads the devices' names */
+		if ((flags & IR_KERNEL_WALKS) && t->netns != EBPF_NETNS_INIT &&
+		    names_interface(&e->ip))
+			rr->kernel = rr->kernel_match = true;
 		/* a match left out for the kernel is still a condition */
 		rr->always = !rr->kernel && ir_rule_unconditional(rr);
 	}
