@@ -21,7 +21,6 @@
 # run: a retransmitted SYN adds a packet to one run's counters); then n1
 # flushed (n2 still drops 80, n1 now lets 22 in); then n1 deleted and
 # created again: no tables, its rules gone with it.
-# run-all-tier: smoke
 # run-all-cost: 120
 . tests/guest/netns-lib.sh
 

@@ -199,6 +199,6 @@ ns_param() {
 
 # ns_set_param NAME VALUE: 0 when written and read back
 ns_set_param() {
-	echo "$2" >"/sys/module/ebpfilter/parameters/$1" 2>/dev/null &&
+	{ echo "$2" >"/sys/module/ebpfilter/parameters/$1"; } 2>/dev/null &&
 		[ "$(ns_param "$1")" = "$2" ]
 }
