@@ -66,13 +66,13 @@ slab_ok() {	# BASE: net_namespace objects back to BASE (+ one slab)
 }
 
 churn_round() {	# R
-	local r=$1 i t0 t1 t2
+	local r=$1 i t0 t1 t2 out
 	t0=$(now)
 	for i in $(seq 1 $HALF); do
 		ip netns add ch$i && ip -n ch$i link set lo up || fail "namespace ch$i"
 		I=$i
-		ns_rules | ip netns exec ch$i iptables-legacy-restore ||
-			ns_log churn "round $r ch$i: restore failed"
+		out=$(ns_rules | ip netns exec ch$i iptables-legacy-restore 2>&1) ||
+			ns_log churn "round $r ch$i: restore failed: $(echo "$out" | head -n 1)"
 	done
 	t1=$(now)
 	for i in $PROBED; do
@@ -89,7 +89,7 @@ churn_round() {	# R
 }
 
 run() {
-	local pid0 rss1 rss2 fds0 fds2 p0 m0 p2 m2 u0 u2 i b why
+	local pid0 rss1 rss2 fds0 fds2 p0 m0 p2 m2 u0 u2 i b why out want new
 	rm -f "$NS_OUT"/*."$ENGINE"
 	SLAB0=$(ns_netns_objs)
 	[ -n "$SLAB0" ] || note "no net_namespace line in /proc/slabinfo: namespaces freed not checked"
@@ -131,8 +131,8 @@ run() {
 	for i in $(seq 1 20); do
 		ip netns add k$i && ip -n k$i link set lo up || fail "namespace k$i"
 		I=$i
-		ns_rules "" count | ip netns exec k$i iptables-legacy-restore ||
-			ns_log restart "k$i: restore failed"
+		out=$(ns_rules "" count | ip netns exec k$i iptables-legacy-restore 2>&1) ||
+			ns_log restart "k$i: restore failed: $(echo "$out" | head -n 1)"
 	done
 	for i in $(seq 1 20); do ns_log restart "k$i before: ping $(ping_ns k$i)"; done
 	for i in $(seq 1 20); do
