@@ -62,7 +62,7 @@ rate() { awk -v n="$1" -v a="$2" -v b="$3" 'BEGIN { printf "%.1f", n / (b - a) }
 slab_ok() {	# BASE: net_namespace objects back to BASE (+ one slab)
 	local per
 	per=$(awk '$1 == "net_namespace" { print $4 }' /proc/slabinfo)
-	wait_for 90 sh -c "[ \$(awk '\$1 == \"net_namespace\" { print \$2 }' /proc/slabinfo) -le $(($1 + per)) ]"
+	ns_until 90 sh -c "[ \$(awk '\$1 == \"net_namespace\" { print \$2 }' /proc/slabinfo) -le $(($1 + per)) ]"
 }
 
 churn_round() {	# R

@@ -10,8 +10,9 @@
 #
 # n1: INPUT tcp 22 DROP, tcp 80 ACCEPT; n2: INPUT tcp 22 ACCEPT, tcp 80
 # DROP, OUTPUT to 10.1.2.1 tcp 9999 DROP, and a raw table (a counting
-# PREROUTING rule); the host: counting rules only (INPUT tcp 22, FORWARD
-# from n3).  vprobe listeners on 22, 80, 9999 in root, n1, n2.  Compared:
+# PREROUTING rule); the host: counting rules (INPUT tcp 22, FORWARD from
+# n3) and an INPUT drop of n1's address, tcp 80, which none of its own
+# packets matches (0 packets; n1's 80 answers).  vprobe listeners on 22, 80, 9999 in root, n1, n2.  Compared:
 # /proc/net/ip_tables_names of every namespace (fresh, after first use,
 # after the rules, after traffic); the first -S of a fresh namespace;
 # probes from the host and from n3 to n1 and n2 (each its own verdict),
@@ -59,7 +60,11 @@ tables() {	# PART: -S and -L -n -v -x of every table of every namespace
 run() {
 	local r0 r
 	rm -f "$NS_OUT"/*."$ENGINE"
+	# the host's: counting rules, and a drop no packet of its own matches
+	# (n1's address): were the host's rules run on n1's packets, n1's 80
+	# would time out
 	iptables-legacy -A INPUT -p tcp --dport 22 &&
+		iptables-legacy -A INPUT -d 10.1.1.2 -p tcp --dport 80 -j DROP &&
 		iptables-legacy -A FORWARD -s 10.1.3.2 || fail "host rules under $ENGINE"
 	ns_link n1 v1 10.1.1.1 10.1.1.2 && ns_link n2 v2 10.1.2.1 10.1.2.2 &&
 		ns_link n3 v3 10.1.3.1 10.1.3.2 || fail "topology"
@@ -119,6 +124,8 @@ run() {
 		"^ +6 +[0-9]+ ACCEPT .*dpt:80 ?$" "$(ip netns exec n1 iptables-legacy -L INPUT -n -v -x)"
 	ns_expect_match "the host's FORWARD counter (n3's 4 probes to n1 and n2: 1 + 3 + 3 + 1 packets)" \
 		"^ +8 +[0-9]+ +(all|0) " "$(iptables-legacy -L FORWARD -n -v -x)"
+	ns_expect_match "the host's drop of n1's address (no packet of its own)" \
+		"^ +0 +0 DROP .*10\.1\.1\.2 +tcp dpt:80 ?$" "$(iptables-legacy -L INPUT -n -v -x)"
 	for ns in root $NSS; do ns_log names "$ns after traffic: $(ns_names ${ns#root})"; done
 
 	# n1 flushed: n2 keeps its rules

@@ -182,10 +182,16 @@ ns_netns_objs() {
 	awk '$1 == "net_namespace" { print $2 }' /proc/slabinfo
 }
 
-# ns_wait_netns_objs WANT: until the kernel freed the destroyed namespaces
-# (cleanup_net runs from a workqueue); 1 when it did not within 60 s
-ns_wait_netns_objs() {
-	wait_for 60 sh -c "[ \"\$(awk '\$1 == \"net_namespace\" { print \$2 }' /proc/slabinfo)\" -le $1 ]"
+# ns_until SECS CMD...: CMD every 0.3 s until it succeeds, for at most SECS
+# seconds of wall time (wait_for counts tries, and a try of iptables in a
+# TCG guest takes longer than its 0.1 s sleep); 1 on timeout
+ns_until() {
+	local end=$(($(date +%s) + $1))
+	shift
+	until "$@"; do
+		[ "$(date +%s)" -ge $end ] && return 1
+		sleep 0.3
+	done
 }
 
 # The helper's VmRSS in kB and its open files

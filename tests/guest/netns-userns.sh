@@ -222,7 +222,7 @@ own names: ['filter']
 	else
 		unshare -U -n -r bash "$NS_OUT/budget.sh" "$NS_OUT/rec.sh" "$NS_OUT" inject >"$(ns_file budget-error)" 2>&1 &
 	fi
-	wait_for 60 test -e "$NS_OUT/bud.waiting" || fail "the budget session did not get through"
+	ns_until 120 test -e "$NS_OUT/bud.waiting" || fail "the budget session did not get through"
 	b=0
 	out=$(unshare -n sh -c 'iptables-legacy -A INPUT -s 192.0.2.7 -j DROP && iptables-legacy -S INPUT' 2>&1)
 	[ "$out" = "$(printf '%s\n' '-P INPUT ACCEPT' '-A INPUT -s 192.0.2.7/32 -j DROP')" ] || b=1
@@ -246,14 +246,14 @@ own names: ['filter']
 		for i in 1 2 3; do ip netns add b$i; done
 		# retried: the namespaces of the sessions above count until the
 		# kernel freed them (cleanup_net runs from a workqueue)
-		wait_for 60 sh -c "ip netns exec b1 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1
-		wait_for 60 sh -c "ip netns exec b2 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1
+		ns_until 60 sh -c "ip netns exec b1 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1
+		[ $b = 0 ] && { ns_until 60 sh -c "ip netns exec b2 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1; }
 		out=$(ip netns exec b3 iptables-legacy-restore "$NS_OUT/medium.rules" 2>&1) && b=1
 		[ "$out" = "iptables-restore: line 302 failed" ] || b=1
 		ip netns exec b3 iptables-legacy -S INPUT 2>/dev/null | grep -q -- '^-A' && b=1
 		ip netns del b1
 		# the kernel frees b1 from a workqueue: retried until then
-		[ $b = 0 ] && { wait_for 60 sh -c "ip netns exec b3 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1; }
+		[ $b = 0 ] && { ns_until 60 sh -c "ip netns exec b3 iptables-legacy-restore $NS_OUT/medium.rules 2>/dev/null" || b=1; }
 		[ "$(ip netns exec b3 iptables-legacy -S INPUT 2>/dev/null | grep -c -- '^-A')" = 300 ] || b=1
 		ns_set_param max_total_bytes 268435456 || b=1
 		ip netns del b2; ip netns del b3
