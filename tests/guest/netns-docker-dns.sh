@@ -66,7 +66,7 @@ query() {
 }
 
 run() {
-	local ports up tp r stub
+	local up tp r stub
 	rm -f "$NS_OUT"/*."$ENGINE"
 	# the host: its filter table (ip_tables makes it on first use, in the
 	# initial namespace too), and a nat table with a counting rule

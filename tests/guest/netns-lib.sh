@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # SPDX-License-Identifier: GPL-2.0
 # Shared by tests/guest/netns-*.sh (sourced; inside a QEMU guest only):
 # per-network-namespace tables (issue 17), differential against the
