@@ -135,23 +135,29 @@ cat >"$NS_OUT/budget.sh" <<'EOF'
 . "$1"
 # fail CMD...: CMD, where ENOMEM is injected into its first setsockopt
 # (SET_REPLACE) when $3 is "inject"
+# (the transcript shows CMD alone: it is compared with ebpfilter's run)
 fail() {
+	local out rc
 	if [ "$INJECT" = inject ]; then
-		run strace -f -o /dev/null -e trace=setsockopt \
-			-e inject=setsockopt:error=ENOMEM:when=1 "$@"
+		out=$(strace -f -o /dev/null -e trace=setsockopt \
+			-e inject=setsockopt:error=ENOMEM:when=1 "$@" 2>&1)
 	else
-		run "$@"
+		out=$("$@" 2>&1)
 	fi
+	rc=$?
+	printf '$ %s\n' "$*"
+	[ -n "$out" ] && printf '%s\n' "$out"
+	printf '[exit %d]\n' $rc
 }
 INJECT=${3:-}
 run iptables-legacy-restore "$2/small.rules"
-iptables-legacy -S >"$2/bud.before"
+iptables-legacy -S >"$2/bud.before" 2>/dev/null
 fail iptables-legacy-restore "$2/big.rules"
-iptables-legacy -S >"$2/bud.after"
+iptables-legacy -S >"$2/bud.after" 2>/dev/null
 # exactly the budget (65536 bytes): taken; one more rule: refused
 run iptables-legacy-restore "$2/edge.rules"
 fail iptables-legacy -A INPUT -s 10.9.9.9 -j DROP
-echo "rules: $(iptables-legacy -S INPUT | grep -c -- '^-A')"
+echo "rules: $(iptables-legacy -S INPUT 2>/dev/null | grep -c -- '^-A')"
 # another namespace and the host are served meanwhile (the caller checks)
 touch "$2/bud.waiting"
 for i in $(seq 1 100); do [ -e "$2/bud.go" ] && break; sleep 0.1; done
