@@ -36,10 +36,17 @@
 #   namespace and the host are served meanwhile, and with the default
 #   budget the same restore succeeds; max_total_bytes 100000 over three
 #   namespaces of ~46 KB each: the third refused until the first is gone.
+#   A table's charge is its blob (ipt_replace.size: 632 bytes for an empty
+#   filter table, 152 a rule here) plus NETNS_BUDGET_OVERHEAD (run-guest
+#   --env; default 0: the rule bytes alone, as issue 17 specifies; main at
+#   5729c5a charges 32768 more per table): the limits set are 65536 and
+#   100000 plus that overhead (once, twice), so the same tables sit
+#   exactly at, past and under them either way.
 # - helper: the same helper pid from before the badblob runs to the end.
 # run-all-cost: 150
 . tests/guest/netns-lib.sh
 
+OVH=${NETNS_BUDGET_OVERHEAD:-0}
 BADBLOB=$IPT_BADBLOB
 [ -x "$BADBLOB" ] || fail "no $BADBLOB: build it on the host (make -C tests tools)"
 
@@ -154,7 +161,7 @@ run iptables-legacy-restore "$2/small.rules"
 iptables-legacy -S >"$2/bud.before" 2>/dev/null
 fail iptables-legacy-restore "$2/big.rules"
 iptables-legacy -S >"$2/bud.after" 2>/dev/null
-# exactly the budget (65536 bytes): taken; one more rule: refused
+# exactly the budget (65536 bytes of rules): taken; one more rule: refused
 run iptables-legacy-restore "$2/edge.rules"
 fail iptables-legacy -A INPUT -s 10.9.9.9 -j DROP
 echo "rules: $(iptables-legacy -S INPUT 2>/dev/null | grep -c -- '^-A')"
@@ -223,7 +230,7 @@ own names: ['filter']
 	# ENOMEM injected, for the text iptables prints)
 	rm -f "$NS_OUT"/bud.*
 	if ns_real_ebpfilter; then
-		ns_set_param max_netns_bytes 65536 || ns_check budget "cannot set max_netns_bytes" 1
+		ns_set_param max_netns_bytes $((65536 + OVH)) || ns_check budget "cannot set max_netns_bytes" 1
 		unshare -U -n -r bash "$NS_OUT/budget.sh" "$NS_OUT/rec.sh" "$NS_OUT" >"$(ns_file budget-error)" 2>&1 &
 	else
 		unshare -U -n -r bash "$NS_OUT/budget.sh" "$NS_OUT/rec.sh" "$NS_OUT" inject >"$(ns_file budget-error)" 2>&1 &
@@ -248,7 +255,7 @@ own names: ['filter']
 
 		# max_total_bytes over three namespaces of 46232 bytes each
 		b=0
-		ns_set_param max_total_bytes 100000 || b=1
+		ns_set_param max_total_bytes $((100000 + 2 * OVH)) || b=1
 		for i in 1 2 3; do ip netns add b$i; done
 		# retried: the namespaces of the sessions above count until the
 		# kernel freed them (cleanup_net runs from a workqueue)
