@@ -27,7 +27,7 @@
 # while no helper runs (each namespace still enforces its own rules), then
 # -S and -L -n -v -x again (the first request restarts the helper: a new
 # pid); compared whole (the second listing's counters: one ping more).
-# run-all-cost: 200
+# run-all-cost: 240
 . tests/guest/netns-lib.sh
 
 N=${NETNS_CHURN:-100}
