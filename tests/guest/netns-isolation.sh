@@ -8,9 +8,10 @@
 #   ns n2  eth0 10.1.2.2 ==== v2 10.1.2.1  (root)
 #   ns n3  eth0 10.1.3.2 ==== v3 10.1.3.1  (root): a third namespace, no rules
 #
-# n1: INPUT tcp 22 DROP, tcp 80 ACCEPT; n2: INPUT tcp 22 ACCEPT, tcp 80
-# DROP, OUTPUT to 10.1.2.1 tcp 9999 DROP, and a raw table (a counting
-# PREROUTING rule); the host: counting rules (INPUT tcp 22, FORWARD from
+# n1: INPUT -i eth0 tcp 22 DROP, tcp 80 ACCEPT; n2: INPUT tcp 22 ACCEPT,
+# tcp 80 DROP, OUTPUT -o eth0 to 10.1.2.1 tcp 9999 DROP, and a raw table
+# (a counting PREROUTING -i eth0 rule): interface names are the
+# namespace's own; the host: counting rules (INPUT tcp 22, FORWARD from
 # n3) and an INPUT drop of n1's address, tcp 80, which none of its own
 # packets matches (0 packets; n1's 80 answers).  vprobe listeners on 22, 80, 9999 in root, n1, n2.  Compared:
 # /proc/net/ip_tables_names of every namespace (fresh, after first use,
@@ -99,11 +100,11 @@ run() {
 	ns_log names "n2 still: $(ns_names n2)"
 	ns_expect "n2's tables after n1's -S" "(none)" "$(ns_names n2)"
 
-	ns_run rules ip netns exec n1 iptables-legacy -A INPUT -p tcp --dport 22 -j DROP
+	ns_run rules ip netns exec n1 iptables-legacy -A INPUT -i eth0 -p tcp --dport 22 -j DROP
 	ns_run rules ip netns exec n1 iptables-legacy -A INPUT -p tcp --dport 80 -j ACCEPT
 	ns_run rules ip netns exec n2 iptables-legacy -A INPUT -p tcp --dport 22 -j ACCEPT
 	ns_run rules ip netns exec n2 iptables-legacy -A INPUT -p tcp --dport 80 -j DROP
-	ns_run rules ip netns exec n2 iptables-legacy -A OUTPUT -d 10.1.2.1 -p tcp --dport 9999 -j DROP
+	ns_run rules ip netns exec n2 iptables-legacy -A OUTPUT -o eth0 -d 10.1.2.1 -p tcp --dport 9999 -j DROP
 	ns_run rules ip netns exec n2 iptables-legacy -t raw -A PREROUTING -i eth0 -p tcp
 	for ns in root $NSS; do ns_log names "$ns after the rules: $(ns_names ${ns#root})"; done
 	ns_expect "n2's tables" "raw filter" "$(ns_names n2)"
