@@ -38,16 +38,16 @@
 #   namespaces of ~46 KB each: the third refused until the first is gone.
 #   A table's charge is its blob (ipt_replace.size: 632 bytes for an empty
 #   filter table, 152 a rule here) plus NETNS_BUDGET_OVERHEAD (run-guest
-#   --env; default 0: the rule bytes alone, as issue 17 specifies; main at
-#   5729c5a charges 32768 more per table, an empty table's at its first
-#   use included): the limits set are 65536 plus that overhead and 100000
-#   plus three times it, so the same tables sit exactly at, past and under
-#   them either way.
+#   --env; default 32768: the module charges each table 32 KiB beyond its
+#   blob for its programs, maps and copies, kmod/netns.c, an empty table's
+#   at its first use included): the limits set are 65536 plus that
+#   overhead and 100000 plus three times it, so the same tables sit
+#   exactly at, past and under them.
 # - helper: the same helper pid from before the badblob runs to the end.
 # run-all-cost: 150
 . tests/guest/netns-lib.sh
 
-OVH=${NETNS_BUDGET_OVERHEAD:-0}
+OVH=${NETNS_BUDGET_OVERHEAD:-32768}
 BADBLOB=$IPT_BADBLOB
 [ -x "$BADBLOB" ] || fail "no $BADBLOB: build it on the host (make -C tests tools)"
 

@@ -365,10 +365,18 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		/* the programs find interface names in the helper's own
 		 * namespace's links (the ifinfo map); another namespace's
 		 * ifindexes name other devices: its -i/-o rules are the
-		 * kernel's, which reads the devices' names */
+		 * kernel's, which reads the devices' names, and the program's
+		 * test before it hands such a rule over leaves them out */
 		if ((flags & IR_KERNEL_WALKS) && t->netns != EBPF_NETNS_INIT &&
-		    names_interface(&e->ip))
+		    names_interface(&e->ip)) {
 			rr->kernel = rr->kernel_match = true;
+			memset(rr->ip.iniface, 0, sizeof(rr->ip.iniface));
+			memset(rr->ip.outiface, 0, sizeof(rr->ip.outiface));
+			memset(rr->ip.iniface_mask, 0, sizeof(rr->ip.iniface_mask));
+			memset(rr->ip.outiface_mask, 0,
+			       sizeof(rr->ip.outiface_mask));
+			rr->ip.invflags &= ~(IPT_INV_VIA_IN | IPT_INV_VIA_OUT);
+		}
 		/* a match left out for the kernel is still a condition */
 		rr->always = !rr->kernel && ir_rule_unconditional(rr);
 	}
