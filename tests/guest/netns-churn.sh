@@ -17,7 +17,7 @@
 # baseline taken after the module's load, the same helper pid, its open
 # files as after round one and its RSS grown by at most 1024 kB since then
 # (round one sets the allocator's high-water marks and whatever the first
-# namespace opens once: 12 -> 18 files at main 5729c5a), AF_UNIX sockets
+# namespace opens once: 12 -> 18 files), AF_UNIX sockets
 # as at the baseline.  Namespaces per second are printed (made with rules,
 # destroyed until freed).
 #
