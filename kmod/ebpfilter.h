@@ -45,9 +45,9 @@ void ebpf_sockopt_unregister(void);
 int __init ebpf_netns_init(void);
 void ebpf_netns_exit(void);
 
-/* procfs.c: /proc/net/ip_tables_names, per namespace (netns.c). */
-int ebpf_procfs_net_init(struct net *net);
-void ebpf_procfs_net_exit(struct net *net);
+/* procfs.c: /proc/net/ip_tables_names, per namespace. */
+int ebpf_procfs_init(void);
+void ebpf_procfs_exit(void);
 
 /*
  * xt_*.c: the rule sets the helper installs (ctl.c), run at this module's

@@ -76,10 +76,15 @@ static int __init ebpfilter_init(void)
 	err = ebpf_sockopt_register();
 	if (err)
 		goto stop_helper;
+	err = ebpf_procfs_init();
+	if (err)
+		goto unregister;
 	pr_info("loaded (module %s, blob-exec %s, helper pid %d)\n",
 		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid());
 	return 0;
 
+unregister:
+	ebpf_sockopt_unregister();
 stop_helper:
 	ebpf_sup_exit();
 netns_exit:
@@ -92,6 +97,7 @@ xt_exit:
 
 static void __exit ebpfilter_exit(void)
 {
+	ebpf_procfs_exit();
 	ebpf_sockopt_unregister();
 	ebpf_sup_exit();
 	ebpf_netns_exit();	/* the tables hold their programs and maps */

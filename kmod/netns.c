@@ -139,13 +139,9 @@ static void budget_release(struct ebpf_net *en)
 static int __net_init ebpf_net_init(struct net *net)
 {
 	struct ebpf_net *en = ebpf_net(net);
-	int err;
 
 	en->net = net;
 	ebpf_xt_net_init(en);
-	err = ebpf_procfs_net_init(net);
-	if (err)
-		return err;
 	spin_lock(&nets_lock);
 	en->id = net_eq(net, &init_net) ? EBPF_NETNS_INIT : ++last_id;
 	list_add(&en->node, &nets);
@@ -169,7 +165,6 @@ static void __net_exit ebpf_net_exit(struct net *net)
 
 	ebpf_xt_net_free(en);
 	budget_release(en);
-	ebpf_procfs_net_exit(net);
 	ebpf_sup_netns_gone(en->id);	/* a no-op at unload: no helper */
 }
 

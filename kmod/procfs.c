@@ -35,7 +35,7 @@ static int ip_tables_names_show(struct seq_file *m, void *v)
 	return 0;
 }
 
-int ebpf_procfs_net_init(struct net *net)
+static int __net_init procfs_net_init(struct net *net)
 {
 	if (!proc_create_net_single("ip_tables_names", 0440, net->proc_net,
 				    ip_tables_names_show, NULL))
@@ -43,7 +43,30 @@ int ebpf_procfs_net_init(struct net *net)
 	return 0;
 }
 
-void ebpf_procfs_net_exit(struct net *net)
+static void __net_exit procfs_net_exit(struct net *net)
 {
 	remove_proc_entry("ip_tables_names", net->proc_net);
+}
+
+/*
+ * Registered only once the module owns the sockopt range: while ip_tables
+ * is loaded the file is its own (a second one would be a kernel warning).
+ */
+static struct pernet_operations procfs_net_ops = {
+	.init = procfs_net_init,
+	.exit = procfs_net_exit,
+};
+
+int ebpf_procfs_init(void)
+{
+	int err = register_pernet_subsys(&procfs_net_ops);
+
+	if (err)
+		pr_err("cannot create /proc/net/ip_tables_names (%d)\n", err);
+	return err;
+}
+
+void ebpf_procfs_exit(void)
+{
+	unregister_pernet_subsys(&procfs_net_ops);
 }
