@@ -32,21 +32,9 @@ fw_legacy_alternatives() {
 	iptables-restore -V 2>&1 | grep -q legacy || fail "iptables-restore is not the legacy one"
 }
 
-# fw_probe NAME NETNS PROTO SRC DST DPORT [SPORT]: one vprobe probe (ok,
-# refused = RST or ICMP port unreachable, unreach = other ICMP error,
-# timeout = nothing within 800 ms: below the 1 s SYN RTO, so a dropped
-# connect is one SYN); SPORT "40000+" is 40000 + a run number that grows
-# over the whole test, so no probe reuses a conntrack tuple of an earlier
-# one (the other backend's included).
-FW_RUN=0
-fw_probe() {
-	local f=$FW_OUT/probe.$1 r
-	FW_RUN=$((FW_RUN + 1))
-	echo "$1 $2 $3 $4 $5 $6 ${7:-40000+}" >"$f"
-	r=$("$VPROBE" run "$f" $FW_RUN 800)
-	case $? in 0 | 3) ;; *) fail "vprobe failed: $r" ;; esac
-	echo "${r#* }"
-}
+# fw_probe NAME NETNS PROTO SRC DST DPORT [SPORT]: one probe
+# (tests/verdict/lib.sh's vprobe_once), its file in $FW_OUT
+fw_probe() { vprobe_once "$FW_OUT" "$@"; }
 
 # fw_warmup [NETNS SRC DST DPORT]: before any rule, a TCP connect (default
 # from c, 10.0.1.2, to 10.0.1.1:22) until one succeeds (at most three):

@@ -136,18 +136,9 @@ ns_names() {
 	echo $out
 }
 
-# ns_probe NAME NETNS PROTO SRC DST DPORT: one vprobe probe (fw_probe's
-# rules: ok, refused, unreach, timeout within 800 ms; source port 40000 +
-# a run number growing over the whole test, both engines)
-NS_RUN=0
-ns_probe() {
-	local f=$NS_OUT/probe.$1 r
-	NS_RUN=$((NS_RUN + 1))
-	echo "$1 $2 $3 $4 $5 $6 40000+" >"$f"
-	r=$("$VPROBE" run "$f" $NS_RUN 800)
-	case $? in 0 | 3) ;; *) fail "vprobe failed: $r" ;; esac
-	echo "${r#* }"
-}
+# ns_probe NAME NETNS PROTO SRC DST DPORT: one probe
+# (tests/verdict/lib.sh's vprobe_once), its file in $NS_OUT
+ns_probe() { vprobe_once "$NS_OUT" "$1" "$2" "$3" "$4" "$5" "$6"; }
 
 # ns_link NS ROOTDEV ROOTADDR NSADDR: namespace NS with eth0 NSADDR/24,
 # a veth to ROOTDEV ROOTADDR/24 in this namespace, a default route back,
