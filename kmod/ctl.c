@@ -21,7 +21,6 @@
 
 static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 {
-	struct ebpf_ctl_counters cnt;
 	struct ebpf_ctl_install req;
 
 	if (!capable(CAP_NET_ADMIN))
@@ -31,10 +30,6 @@ static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (copy_from_user(&req, (void __user *)arg, sizeof(req)))
 			return -EFAULT;
 		return ebpf_xt_install(&req);
-	case EBPF_IOC_COUNTERS:
-		if (copy_from_user(&cnt, (void __user *)arg, sizeof(cnt)))
-			return -EFAULT;
-		return ebpf_xt_read_counters(&cnt);
 	case EBPF_IOC_FEATURES:
 		return put_user((u32)(EBPF_MAPS_NEED_CARRIER ?
 				      EBPF_CTL_FEAT_MAPS_PROG : 0),

@@ -145,7 +145,6 @@ void ebpf_xt_builtin_unregister(void);
  * (netns.c: init, then pre_exit unhooks them and exit frees them)
  */
 int ebpf_xt_install(const struct ebpf_ctl_install *req);
-int ebpf_xt_read_counters(const struct ebpf_ctl_counters *req);
 void ebpf_xt_net_init(struct ebpf_net *en);
 void ebpf_xt_net_unhook(struct ebpf_net *en);
 void ebpf_xt_net_free(struct ebpf_net *en);

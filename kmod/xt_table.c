@@ -682,49 +682,6 @@ put_net:
 	return ret;
 }
 
-/* EBPF_IOC_COUNTERS: what the rules in force counted, to the helper. */
-int ebpf_xt_read_counters(const struct ebpf_ctl_counters *req)
-{
-	struct xt_counters __user *to = u64_to_user_ptr(req->counters);
-	const struct ebpf_xt_table *t;
-	struct xt_counters *c = NULL;
-	unsigned int i, n = 0;
-	struct net *net;
-	int idx, ret;
-
-	if (req->size != sizeof(*req))
-		return -EINVAL;
-	idx = table_named(req->name);
-	if (idx < 0)
-		return idx;
-	net = ebpf_net_get_by_id(req->netns);
-	if (!net)
-		return -ESRCH;
-	mutex_lock(&ebpf_net(net)->lock);	/* the table stays */
-	t = rcu_dereference_protected(ebpf_net(net)->slots[idx].live,
-				      lockdep_is_held(&ebpf_net(net)->lock));
-	ret = -ENOENT;
-	if (!t)
-		goto unlock;
-	n = min(req->num, t->number);
-	ret = -ENOMEM;
-	c = kvmalloc_array(max(n, 1u), sizeof(*c), GFP_KERNEL);
-	if (!c)
-		goto unlock;
-	for (i = 0; i < n; i++) {
-		c[i].pcnt = atomic64_read((atomic64_t *)&t->counters[i].pkts);
-		c[i].bcnt = atomic64_read((atomic64_t *)&t->counters[i].bytes);
-	}
-	ret = n;
-unlock:
-	mutex_unlock(&ebpf_net(net)->lock);
-	if (ret > 0 && copy_to_user(to, c, n * sizeof(*c)))
-		ret = -EFAULT;
-	kvfree(c);
-	put_net(net);
-	return ret;
-}
-
 /*
  * The name of the table of @en installed @n-th most recently for the
  * first time (0: the newest), or NULL: /proc/net/ip_tables_names lists

@@ -186,28 +186,6 @@ enum ebpf_ctl_cb {
 
 #define EBPF_IOC_INSTALL	_IOW('E', 1, struct ebpf_ctl_install)
 
-/**
- * struct ebpf_ctl_counters - what a table in force counted
- * @size:     sizeof(struct ebpf_ctl_counters)
- * @num:      room at @counters, in entries
- * @name:     the table, NUL-terminated
- * @netns:    its namespace (proto.h's ids)
- * @counters: user pointer to @num struct xt_counters {pcnt, bcnt}
- *
- * EBPF_IOC_COUNTERS: the number of entries written (the table's first
- * min(@num, its entries)), or -errno: ESRCH for a namespace that is gone,
- * ENOENT for a table not installed.  A restarted helper reads so what the
- * rules a previous one committed counted while none ran.
- */
-struct ebpf_ctl_counters {
-	__u32 size;
-	__u32 num;
-	char name[32];
-	__u64 netns;
-	__u64 counters;
-};
-
-#define EBPF_IOC_COUNTERS	_IOW('E', 3, struct ebpf_ctl_counters)
 
 /* EBPF_IOC_FEATURES: the module writes a __u32 of EBPF_CTL_FEAT_* bits. */
 #define EBPF_IOC_FEATURES	_IOR('E', 2, __u32)

@@ -143,8 +143,8 @@ static const unsigned short allowed[] = {
 
 #define N_ALLOWED	(sizeof(allowed) / sizeof(allowed[0]))
 /* arch and ABI checks (6), three checks of an argument (5 each), the
- * ioctl's (8), the list, its two returns */
-#define PROG_MAX	(6 + 3 * 5 + 8 + N_ALLOWED + 2)
+ * ioctl's two (7), the list, its two returns */
+#define PROG_MAX	(6 + 3 * 5 + 7 + N_ALLOWED + 2)
 /* a jump's offset is 8 bits: over the rest of the list, at most */
 _Static_assert(N_ALLOWED < 256, "allowed[] too long for one jump");
 
@@ -172,24 +172,21 @@ static unsigned int arg_is(struct sock_filter *f, unsigned int n,
 }
 
 /*
- * Allow ioctl() only as fd @fd's request @req or @req2 (compared in their
- * low 32 bits, what the kernel reads of them); A holds the number and
- * still does after the block when it is another call.
+ * Allow ioctl() only as fd @fd's request @req (both compared in their low
+ * 32 bits, what the kernel reads of them); A holds the number and still
+ * does after the block when it is another call.
  */
 static unsigned int ioctl_is(struct sock_filter *f, unsigned int n,
-			     unsigned int fd, unsigned int req,
-			     unsigned int req2)
+			     unsigned int fd, unsigned int req)
 {
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      SYS_ioctl, 0, 7);
+					      SYS_ioctl, 0, 6);
 	f[n++] = (struct sock_filter)LD_ARG(0);
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      fd, 0, 4);
+					      fd, 0, 3);
 	f[n++] = (struct sock_filter)LD_ARG(1);
 	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      req, 1, 0);
-	f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
-					      req2, 0, 1);
+					      req, 0, 1);
 	f[n++] = (struct sock_filter)ALLOW;
 	f[n++] = (struct sock_filter)DENY;
 	return n;
@@ -218,8 +215,8 @@ int confine_syscalls(void)
 	n = arg_is(f, n, SYS_newfstatat, 3, BPF_JEQ, AT_EMPTY_PATH, true);
 	/* clone(): a thread (pthread_create()), never new namespaces */
 	n = arg_is(f, n, SYS_clone, 0, BPF_JSET, CLONE_NEW_ANY, false);
-	/* ioctl(): the kmod mechanism's calls into the module */
-	n = ioctl_is(f, n, EBPF_CTL_FD, EBPF_IOC_INSTALL, EBPF_IOC_COUNTERS);
+	/* ioctl(): the kmod mechanism's one call into the module */
+	n = ioctl_is(f, n, EBPF_CTL_FD, EBPF_IOC_INSTALL);
 	/* each allowed number jumps over the rest of the list and the KILL */
 	for (i = 0; i < N_ALLOWED; i++)
 		f[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,

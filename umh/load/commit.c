@@ -36,8 +36,8 @@
  * has a record of its counters map (struct enf_table).  The initial
  * namespace's maps are also the vault's (vault_objs.ctr_fd mirrors them):
  * a restarted helper adopts them.  The other namespaces' tables stay in
- * the module while no helper runs; a restarted helper reads what they
- * counted through the control file (enf_mech_ops.read_live).
+ * the module while no helper runs; a restarted helper's restore has the
+ * module carry what they counted over (ipt_table_view.adopt).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -77,21 +77,18 @@ struct enf_probed {
  * struct enf_table - what is kept for one table of one namespace
  * @netns, @index: which (ipt_table_view's)
  * @ctr_fd:     its counters map in force, counting @nentries rules; -1:
- *              none of ours (nothing committed, or a table of a namespace
- *              the module kept while no helper ran: @adopted)
+ *              nothing committed yet
  * @retired_fd: the counters of the rules the last commit replaced, read
  *              once after the switch (enforce_read_retired_counters), of
  *              @retired_n rules; -1: none
  * @uses_ct:    the rules in force use conntrack
- * @adopted:    the module has rules in force that a previous helper
- *              committed (read_live reads their counts)
  */
 struct enf_table {
 	uint64_t netns;
 	unsigned int index;
 	int ctr_fd, retired_fd;
 	unsigned int nentries, retired_n;
-	bool uses_ct, adopted;
+	bool uses_ct;
 };
 
 static struct {
@@ -400,7 +397,6 @@ static void committed(struct enf_table *e, const struct ir_table *ir, int ctr)
 	e->retired_n = e->nentries;
 	e->ctr_fd = ctr;
 	e->nentries = ir->nrules;
-	e->adopted = false;
 	mirror_to_vault(e);
 	if (e->netns == EBPF_NETNS_INIT)
 		vault_store();
@@ -566,10 +562,6 @@ int enforce_read_counters(uint64_t netns, unsigned int index,
 {
 	const struct enf_table *e = table_rec(netns, index, false);
 
-	/* a table the module kept while no helper ran */
-	if ((!e || e->ctr_fd < 0) && netns != EBPF_NETNS_INIT && S.inited &&
-	    S.ek.ops->read_live)
-		return S.ek.ops->read_live(netns, index, c, n);
 	if (!e || e->ctr_fd < 0)
 		return 0;	/* nothing committed yet: nothing counted */
 	return enf_counters_add(e->ctr_fd, c,

@@ -54,10 +54,6 @@
  *               once.  0 (@t's entries rewritten as GET_ENTRIES shows
  *               them), or the kernel's -errno with @err and nothing
  *               changed.  NULL: the generation switch (commit.c)
- * @read_live:   optional: add to @c[0..n-1] what the rules in force in
- *               table @index of namespace @netns counted, as the kernel
- *               side holds them (a restarted helper's view of a table it
- *               has no counters map of); 0 or -errno
  */
 struct enf_mech_ops {
 	const char *name;
@@ -75,8 +71,6 @@ struct enf_mech_ops {
 	int (*install)(const struct ipt_table_view *t,
 		       const int prog_fd[CG_ALL_HOOKS], int counters_fd,
 		       int resume_fd, char *err, size_t len);
-	int (*read_live)(uint64_t netns, unsigned int index,
-			 struct xt_counters *c, unsigned int n);
 };
 
 extern const struct enf_mech_ops enf_mech_netfilter;	/* mech_netfilter.c */

@@ -176,40 +176,6 @@ static int kmod_install(const struct ipt_table_view *t,
 	return r;
 }
 
-static int kmod_read_live(uint64_t netns, unsigned int index,
-			  struct xt_counters *c, unsigned int n)
-{
-	static const char *const names[EBPF_CTL_NTABLES] = EBPF_CTL_TABLE_NAMES;
-	struct ebpf_ctl_counters rq;
-	struct xt_counters *live;
-	unsigned int i;
-	int got;
-
-	if (index >= EBPF_CTL_NTABLES || !n)
-		return 0;
-	live = calloc(n, sizeof(*live));
-	if (!live)
-		return -ENOMEM;
-	memset(&rq, 0, sizeof(rq));
-	rq.size = sizeof(rq);
-	strcpy(rq.name, names[index]);
-	rq.netns = netns;
-	rq.counters = (__u64)(uintptr_t)live;
-	rq.num = n;
-	got = ioctl(EBPF_CTL_FD, EBPF_IOC_COUNTERS, &rq);
-	if (got < 0) {
-		got = errno == ENOENT || errno == ESRCH ? 0 : -errno;
-		free(live);
-		return got;	/* no such table in force: nothing counted */
-	}
-	for (i = 0; i < (unsigned int)got && i < n; i++) {
-		c[i].pcnt += live[i].pcnt;
-		c[i].bcnt += live[i].bcnt;
-	}
-	free(live);
-	return 0;
-}
-
 const struct enf_mech_ops enf_mech_kmod = {
 	.name = "kmod",
 	.hooks = "ebpfilter.ko's own netfilter hooks, where ip_tables' tables have theirs",
@@ -223,5 +189,4 @@ const struct enf_mech_ops enf_mech_kmod = {
 	.readopt = kmod_readopt,
 	.detach = kmod_detach,
 	.install = kmod_install,
-	.read_live = kmod_read_live,
 };
