@@ -225,7 +225,11 @@ static int exchange_ct_locked(struct ebpf_exchange *x)
 	return err;
 }
 
-/* One exchange with the running helper; transport failures stop it. */
+/*
+ * One exchange with the running helper; transport failures stop it.  A
+ * reply that committed a new state (EBPF_F_STATE) makes it the one a
+ * restarted helper restores.
+ */
 static int exchange_locked(struct ebpf_exchange *x)
 {
 	char why[64];
@@ -233,6 +237,8 @@ static int exchange_locked(struct ebpf_exchange *x)
 
 	x->id = next_id_locked();
 	err = exchange_ct_locked(x);
+	if (!err && (x->reply_flags & EBPF_F_STATE))
+		sup.state_id = x->id;
 	if (!err)
 		return 0;
 	switch (err) {
@@ -432,8 +438,6 @@ int ebpf_sup_call(struct ebpf_exchange *x)
 	err = ensure_running_locked();
 	if (!err)
 		err = exchange_locked(x);
-	if (!err && (x->reply_flags & EBPF_F_STATE))
-		sup.state_id = x->id;
 	sup_unlock();
 	return err;
 }
@@ -478,8 +482,6 @@ static void gone_workfn(struct work_struct *work)
 				x.timeout_ms = request_timeout_ms;
 				if (exchange_locked(&x))
 					break;	/* it died: restores skip them */
-				if (x.reply_flags & EBPF_F_STATE)
-					sup.state_id = x.id;
 				ebpf_exchange_free(&x);
 			}
 		}
