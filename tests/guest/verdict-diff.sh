@@ -130,6 +130,9 @@ run_backend() {	# BACKEND
 			[ $tc_kernel = 1 ] && [ "$name" != 12-fragments ] && pf=$out/probes-nofrag.txt
 			# 1.5 s: fragment queues time out (1 s, topology.sh)
 			# and their ICMP errors are counted in this set's run
+			# conntrack entries a probe may meet (compare.py shows a
+			# mismatching probe's): a stale one changes its fate
+			cat /proc/net/nf_conntrack >"$out/$name.$b.conntrack" 2>/dev/null
 			probe "$name.$b" "$pf" 1.5
 			rc=$?
 			# LOG lines of the run (rule sets use "vd-" prefixes):

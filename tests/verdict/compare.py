@@ -98,8 +98,35 @@ def counters(path):
     return out
 
 
+def probe_table(path):
+    """{probe name: (destination, destination port)} of probes.txt"""
+    out = {}
+    for l in read(path).split("\n"):
+        f = l.split()
+        if len(f) >= 7 and not l.startswith("#"):
+            out[f[0]] = (f[4], f[5])
+    return out
+
+
+def stale_conntrack(base, vmm, probe_addrs):
+    """The conntrack entries, made before the probes ran (verdict-diff.sh's
+    BASE.BACKEND.conntrack), that a mismatching probe's packets could have
+    matched: a stale NAT binding or state changes what a rule sees."""
+    out = []
+    for m in vmm:
+        dst, dport = probe_addrs.get(m.split("(")[0], (None, None))
+        if dst is None:
+            continue
+        for b in ("ip_tables", "ebpfilter"):
+            for l in read("%s.%s.conntrack" % (base, b)).split("\n"):
+                if "dst=%s " % dst in l and ("dport=%s " % dport in l or dport == "0"):
+                    out.append("conntrack before the probes (%s): %s" % (b, " ".join(l.split())))
+    return out[:10]
+
+
 def main():
     outdir, mech = sys.argv[1], sys.argv[2]
+    probe_addrs = probe_table(os.path.join(os.path.dirname(sys.argv[0]), "probes.txt"))
     sets = sys.argv[3:]
     known = known_tc(os.path.join(os.path.dirname(sys.argv[0]), "known-tc.txt")) \
         if mech == "tc" else {}
@@ -215,6 +242,8 @@ def main():
             print("    " + p)
         if vmm:
             print("    verdicts: " + " ".join(vmm))
+            for l in stale_conntrack(base, vmm, probe_addrs):
+                print("    " + l)
         for l in kn:
             print("    KNOWN: " + l)
         for l in (cmm + bmm)[:25]:
