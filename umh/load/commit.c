@@ -52,6 +52,7 @@
 
 #include "ir/ir.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "load/bpf_enforce.h"
 #include "load/enforce.h"
 #include "load/mech.h"
@@ -429,10 +430,12 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		snprintf(err, err_len, "no memory for the table's record");
 		return -ENOMEM;
 	}
+	phase_to(PH_IR);
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
 	if (r)
 		return r;
 	walked = ir_kernel_hooks(&ir);
+	phase_to(PH_MAPS);
 	ctr = enf_counters_create(ir.nrules);
 	if (ctr < 0) {
 		r = ctr;
@@ -470,8 +473,10 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		r = S.ek.ops->attach(&S.o, err, err_len);
 		S.attached = !r;
 	}
+	phase_to(PH_INSTALL);
 	if (!r)
 		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
+	phase_to(PH_AFTER);
 	/* the module holds what it runs */
 	for (h = 0; h < CG_ALL_HOOKS; h++)
 		xclose(&fds[h]);

@@ -12,6 +12,7 @@
 
 #include <bpf/bpf.h>
 
+#include "lib/phase.h"
 #include "load/bpf_enforce.h"
 
 static void last_line(const char *log, char *out, size_t len)
@@ -244,10 +245,13 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p,
 	int r;
 
 	*fd = -1;
+	phase_to(PH_MAPS);
 	r = enf_resolve(p, shared, &res, err, err_len);
 	if (r)
 		return r;
+	phase_to(PH_VERIFY);
 	r = load_insns(mech, res.insns, p->n, name, fd, err, err_len);
+	phase_to(PH_MAPS);
 	enf_resolved_free(&res);	/* the program holds its own maps */
 	return r;
 }
@@ -279,10 +283,12 @@ int enf_load_hook_resume(const struct ir_table *ir,
 	struct cg_prog p;
 	int r;
 
+	phase_to(PH_CODEGEN);
 	r = codegen_hook(ir, &o, &p, err, err_len);	/* checks @hook */
 	if (r)
 		return r;
 	r = enf_load(ek->mech, &p, &shared, names[hook], fd, err, err_len);
+	phase_to(PH_CODEGEN);
 	cg_prog_free(&p);
 	return r;
 }
