@@ -577,8 +577,8 @@ int enforce_read_counters(uint64_t netns, unsigned int index,
  * What the rules that table @index's last commit replaced counted, to the
  * end: added to @c[0..n-1], and their counters map let go.  Read after the
  * switch, so that no packet counted between a read and the switch is lost
- * (the kmod mechanism's install returns after synchronize_net(): nothing
- * runs the old rules any more).  0 when nothing was replaced.
+ * (the kmod mechanism's install returns once no CPU runs the old rules
+ * any more: kmod/xt_table.c, wait_for_readers()).  0 when nothing was replaced.
  */
 int enforce_read_retired_counters(uint64_t netns, unsigned int index,
 				  struct xt_counters *c, unsigned int n)
