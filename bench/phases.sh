@@ -1,7 +1,9 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench/phases.sh: where one `iptables-legacy -w -A` goes (issue 20; see
-# bench/README.md, "Where a call's time goes").  Guest side only:
+# bench/README.md, "Where a call's time goes").  Guest side only, after
+# `make module-for KVER=...` and tests/tools/prepare-modindex (run-all and
+# bench/run do both):
 #   tests/vm/run-guest --kver KVER --icount --env EBPF_KO=... \
 #       [--env PHASES_NS="0 1000 10000"] [--env PHASES_CALLS=20] -- bash bench/phases.sh
 # For each N (the linear set of bench/gen-rules): ebpfilter loaded with
