@@ -20,8 +20,15 @@ topo_servers "$VPROBE"
 use_ebpfilter
 D=$(mktemp -d)
 
-# the ids of the maps of compiled runs (set and classification maps)
+# The ids of the maps of compiled runs (set and classification maps).
+# Only the kmod mechanism lets go of the replaced programs at the switch;
+# netfilter and tc keep them in the idle generation's slots until the next
+# commit, and their maps with them: there the ids say nothing of reuse,
+# and only the verdicts are checked.
+ids=true
+[ "$(ebpf_mech)" = kmod ] || { ids=false; note "mechanism $(ebpf_mech): verdicts only"; }
 run_maps() {
+	$ids || return 0
 	"$BPFTOOL" map show | sed -n 's/^\([0-9]*\): .* name \(ebpf_set\|ebpf_cls\) .*/\1/p' | sort -n | tr '\n' ' '
 }
 expect() {	# PROBE-NAME NETNS PROTO SRC DST DPORT WANT
@@ -69,23 +76,25 @@ counted() {	# CHAIN ADDR
 load "first" 10.0.1.130 DROP 10.0.3.77 1
 verdicts timeout ok timeout ok
 m1=$(run_maps)
-[ -n "$m1" ] || fail "no set or classification map: the rules were not compiled as runs"
+! $ids || [ -n "$m1" ] || fail "no set or classification map: the rules were not compiled as runs"
 
 # only FORWARD changes (one more rule at its end): INPUT's run maps stay
 load "FORWARD only" 10.0.1.130 DROP 10.0.3.77 2
 m2=$(run_maps)
-kept=0
-for m in $m1; do case " $m2 " in *" $m "*) kept=$((kept + 1)) ;; esac; done
-[ "$kept" -ge 1 ] || fail "$STEP: no map reused (before: $m1; after: $m2)"
-[ "$m1" != "$m2" ] || fail "$STEP: FORWARD's maps were not rebuilt ($m2)"
-note "FORWARD only: $kept of the maps $m1 reused, now $m2"
+if $ids; then
+	kept=0
+	for m in $m1; do case " $m2 " in *" $m "*) kept=$((kept + 1)) ;; esac; done
+	[ "$kept" -ge 1 ] || fail "$STEP: no map reused (before: $m1; after: $m2)"
+	[ "$m1" != "$m2" ] || fail "$STEP: FORWARD's maps were not rebuilt ($m2)"
+	note "FORWARD only: $kept of the maps $m1 reused, now $m2"
+fi
 verdicts timeout ok timeout ok
 
 # only INPUT's addresses change (same count, same sizes): its run is
 # another map, and 10.0.1.2 is dropped instead of 10.0.1.130
 load "INPUT only" 10.0.1.2 DROP 10.0.3.77 2
 m3=$(run_maps)
-[ "$m3" != "$m2" ] || fail "$STEP: INPUT's changed run kept its map ($m3)"
+! $ids || [ "$m3" != "$m2" ] || fail "$STEP: INPUT's changed run kept its map ($m3)"
 verdicts ok timeout timeout ok
 counted INPUT 10.0.1.2
 
