@@ -25,6 +25,7 @@ extern unsigned int max_netns_bytes;
 extern unsigned int max_total_bytes;
 extern bool init_userns_only;
 extern char *mechanism;
+extern bool phase_timing;
 
 /* The embedded helper image (helper_blob.S; init data). */
 extern const char ebpf_helper_image_start[];

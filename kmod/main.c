@@ -46,6 +46,11 @@ module_param(init_userns_only, bool, 0644);
 MODULE_PARM_DESC(init_userns_only,
 		 "Refuse (EPERM) requests from network namespaces not owned by the initial user namespace (containers' own root)");
 
+bool phase_timing;
+module_param(phase_timing, bool, 0444);
+MODULE_PARM_DESC(phase_timing,
+		 "Have the helper log where its requests' time goes (bench/README.md); off: no clock is read");
+
 char *mechanism = "auto";
 module_param(mechanism, charp, 0444);
 MODULE_PARM_DESC(mechanism,

@@ -262,7 +262,8 @@ static int handshake_locked(void)
 {
 	struct ebpf_hello hello = {
 		.proto_version = EBPF_PROTO_VERSION,
-		.features = sup.state_id ? EBPF_HELLO_RESTORE_FOLLOWS : 0,
+		.features = (sup.state_id ? EBPF_HELLO_RESTORE_FOLLOWS : 0) |
+			    (phase_timing ? EBPF_HELLO_PHASE_TIMING : 0),
 	};
 	struct ebpf_exchange x = {
 		.type = EBPF_MSG_HELLO,

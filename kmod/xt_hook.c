@@ -324,12 +324,17 @@ static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
 	struct ebpf_xt_slot *s = priv;
 	const struct ebpf_xt_table *t;
 	const struct bpf_prog *prog;
-	unsigned int verdict = NF_ACCEPT;
+	unsigned int verdict = NF_ACCEPT, addend;
 
 	/* nf_hook() holds rcu_read_lock(); the walk wants BHs off (per-CPU
 	 * jump stack; extensions assume it, as under ipt_do_table())
 	 */
 	local_bh_disable();
+	/* as ipt_do_table(): an install waits for this CPU's sequence to be
+	 * even, i.e. for this run of the old table to end, instead of a
+	 * whole RCU grace period (xt_table.c, wait_for_readers())
+	 */
+	addend = xt_write_recseq_begin();
 	t = rcu_dereference(s->live);
 	if (t && (t->valid_hooks & (1 << state->hook))) {
 		prog = t->prog[state->hook];
@@ -338,6 +343,7 @@ static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
 		else
 			verdict = ebpf_xt_walk(t, skb, state, NULL);
 	}
+	xt_write_recseq_end(addend);
 	local_bh_enable();
 	return verdict;
 }

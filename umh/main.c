@@ -22,6 +22,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
+#include <linux/netfilter_ipv4/ip_tables.h>
 
 #include <ebpfilter/proto.h>
 
@@ -31,6 +32,7 @@
 #include "lib/channel.h"
 #include "lib/confine.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "lib/test_faults.h"
 #include "load/enforce.h"
 #include "vault/state_store.h"
@@ -72,6 +74,7 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	}
 
 	/* the module names the mechanism it wants ("" or "auto": ours) */
+	phase_on = k->features & EBPF_HELLO_PHASE_TIMING;
 	memcpy(want, k->mechanism, sizeof(want) - 1);
 	want[sizeof(want) - 1] = 0;
 	err = enforce_init(want, mechanism, sizeof(mechanism));
@@ -196,6 +199,9 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 		return channel_reply(hdr, -EINVAL, NULL, 0);
 	data = in->data + sizeof(*so);
 	buf_reset(&reply);
+	phase_to(hdr->type == EBPF_MSG_SOCKOPT_GET ? PH_GET :
+		 so->optname == IPT_SO_SET_ADD_COUNTERS ? PH_ADDCTR :
+		 PH_VALIDATE);
 
 	status = ipt_use_netns(so->netns);
 	if (status)
@@ -213,7 +219,10 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 		return channel_reply(hdr, status, NULL, 0);
 	}
 	if (changed) {
-		int err = state_store(hdr->id);
+		int err;
+
+		phase_to(PH_VAULT);
+		err = state_store(hdr->id);
 
 		/*
 		 * The change is live but could not be saved: a restart would
@@ -230,7 +239,12 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	flags |= conntrack_flags(req);
 	if (changed)
 		test_fault("reply");
-	return channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
+	phase_to(PH_REPLY);
+	status = channel_reply_flags(hdr, 0, flags, reply.data, reply.len);
+	phase_to(PH_NONE);
+	if (changed && phase_on)
+		phase_report();
+	return status;
 }
 
 /* EBPF_MSG_NETNS_GONE: forget those namespaces; save if that changed. */
@@ -279,6 +293,7 @@ static int serve(void)
 
 	ipt_set_backend(&enforce_backend, &req);
 	for (;;) {
+		phase_to(PH_NONE);	/* waiting is no phase's */
 		r = channel_read(&hdr, &in);
 		if (r <= 0)
 			break;

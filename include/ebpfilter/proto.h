@@ -131,6 +131,8 @@ struct ebpf_msg_hdr {
 
 /* Kernel's ebpf_hello.features: a RESTORE request follows the handshake. */
 #define EBPF_HELLO_RESTORE_FOLLOWS	0x0001
+/* Kernel's ebpf_hello.features: log phase timings (module phase_timing). */
+#define EBPF_HELLO_PHASE_TIMING		0x0002
 
 /* Features a helper announces in ebpf_hello.features. */
 #define EBPF_FEAT_IPT_FILTER	0x0001	/* serves the iptables filter table */

@@ -36,9 +36,13 @@ const struct enf_mech_ops *enf_mech_at(unsigned int i);
 bool enf_mech_available(const struct enf_mech_ops *m);
 
 /* The shared objects a generated program may reference (-1: none). */
+struct enf_map_keep;
+
 struct enf_maps {
 	int counters, ifinfo, gen, progs;
 	int resume;	/* kmod: CG_MAP_RESUME */
+	/* the table's own maps of its last commit, to reuse (NULL: none) */
+	struct enf_map_keep *keep;
 };
 
 /* A program's instructions with its map references resolved to fds, its
@@ -67,11 +71,13 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
 		  int *fd, char *err, size_t err_len);
 /* The same with the resume map a kmod program that stops at a kernel rule
- * writes (@resume_fd; -1: none, such a hook is refused). */
+ * writes (@resume_fd; -1: none, such a hook is refused), and the table's
+ * kept maps (@keep, map_keep.h; NULL: every map made anew). */
 int enf_load_hook_resume(const struct ir_table *ir,
 			 const struct enf_kernel *ek, enum cg_hook hook,
 			 int counters_fd, int ifinfo_fd, int resume_fd,
-			 int *fd, char *err, size_t err_len);
+			 struct enf_map_keep *keep, int *fd, char *err,
+			 size_t err_len);
 /* kmod's resume map (CG_MAP_RESUME: a per-CPU array of one struct
  * ebpf_resume), or -errno. */
 int enf_resume_create(void);

@@ -52,8 +52,10 @@
 
 #include "ir/ir.h"
 #include "lib/log.h"
+#include "lib/phase.h"
 #include "load/bpf_enforce.h"
 #include "load/enforce.h"
+#include "load/map_keep.h"
 #include "load/mech.h"
 #include "lib/vec.h"
 #include "vault/vault.h"
@@ -82,6 +84,8 @@ struct enf_probed {
  *              once after the switch (enforce_read_retired_counters), of
  *              @retired_n rules; -1: none
  * @uses_ct:    the rules in force use conntrack
+ * @keep:       the own maps of the programs in force, for the next commit
+ *              to reuse where it repeats them (map_keep.h)
  */
 struct enf_table {
 	uint64_t netns;
@@ -89,6 +93,7 @@ struct enf_table {
 	int ctr_fd, retired_fd;
 	unsigned int nentries, retired_n;
 	bool uses_ct;
+	struct enf_map_keep keep;
 };
 
 static struct {
@@ -361,7 +366,8 @@ static void clear_slots(unsigned int gen)
  * into @ctr.  0, or -errno with @err (the slots emptied if any was set).
  */
 static int load_generation(const struct ir_table *ir, unsigned int gen,
-			   int ctr, char *err, size_t err_len)
+			   int ctr, struct enf_map_keep *keep, char *err,
+			   size_t err_len)
 {
 	int fds[CG_NHOOKS] = { -1, -1, -1 };
 	unsigned int h;
@@ -369,8 +375,9 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 	int r = 0;
 
 	for (h = 0; h < CG_NHOOKS && !r; h++)
-		r = enf_load_hook(ir, &S.ek, (enum cg_hook)h, ctr, S.o.ifinfo_fd,
-				  &fds[h], err, err_len);
+		r = enf_load_hook_resume(ir, &S.ek, (enum cg_hook)h, ctr,
+					 S.o.ifinfo_fd, -1, keep, &fds[h], err,
+					 err_len);
 	for (h = 0; h < CG_NHOOKS && !r; h++) {
 		slot = gen * CG_NHOOKS + h;
 		if (bpf_map_update_elem(S.o.progs_fd, &slot, &fds[h], BPF_ANY)) {
@@ -429,10 +436,12 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		snprintf(err, err_len, "no memory for the table's record");
 		return -ENOMEM;
 	}
+	phase_to(PH_IR);
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
 	if (r)
 		return r;
 	walked = ir_kernel_hooks(&ir);
+	phase_to(PH_MAPS);
 	ctr = enf_counters_create(ir.nrules);
 	if (ctr < 0) {
 		r = ctr;
@@ -446,6 +455,7 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 			log_warn("enforcement: resume map: %s\n",
 				 strerror(-resume));
 	}
+	enf_keep_begin(&e->keep);
 	for (h = 0; h < CG_ALL_HOOKS; h++) {
 		if (!(t->valid_hooks & (1u << nfhook[h])))
 			continue;
@@ -460,8 +470,8 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		 * walk is ip_tables' own, so the table is never refused for
 		 * what a program cannot do */
 		if (enf_load_hook_resume(&ir, &S.ek, (enum cg_hook)h, ctr,
-					 S.o.ifinfo_fd, resume, &fds[h], err,
-					 err_len))
+					 S.o.ifinfo_fd, resume, &e->keep,
+					 &fds[h], err, err_len))
 			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
 				 nfhook[h], err);
 	}
@@ -470,8 +480,11 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		r = S.ek.ops->attach(&S.o, err, err_len);
 		S.attached = !r;
 	}
+	phase_to(PH_INSTALL);
 	if (!r)
 		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
+	phase_to(PH_AFTER);
+	enf_keep_end(&e->keep, !r);
 	/* the module holds what it runs */
 	for (h = 0; h < CG_ALL_HOOKS; h++)
 		xclose(&fds[h]);
@@ -525,7 +538,8 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		snprintf(err, err_len, "counters map: %s", strerror(-r));
 		goto out;
 	}
-	r = load_generation(&ir, idle, ctr, err, err_len);
+	enf_keep_begin(&e->keep);
+	r = load_generation(&ir, idle, ctr, &e->keep, err, err_len);
 	if (r)
 		goto fail;
 	/* the switch */
@@ -544,6 +558,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		S.attached = true;
 	}
 	S.o.gen = idle;
+	enf_keep_end(&e->keep, true);
 	committed(e, &ir, ctr);
 	ir_free(&ir);
 	return 0;
@@ -551,6 +566,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 fail_slots:
 	clear_slots(idle);
 fail:
+	enf_keep_end(&e->keep, false);
 	close(ctr);
 out:
 	ir_free(&ir);
@@ -572,8 +588,8 @@ int enforce_read_counters(uint64_t netns, unsigned int index,
  * What the rules that table @index's last commit replaced counted, to the
  * end: added to @c[0..n-1], and their counters map let go.  Read after the
  * switch, so that no packet counted between a read and the switch is lost
- * (the kmod mechanism's install returns after synchronize_net(): nothing
- * runs the old rules any more).  0 when nothing was replaced.
+ * (the kmod mechanism's install returns once no CPU runs the old rules
+ * any more: kmod/xt_table.c, wait_for_readers()).  0 when nothing was replaced.
  */
 int enforce_read_retired_counters(uint64_t netns, unsigned int index,
 				  struct xt_counters *c, unsigned int n)
@@ -604,6 +620,7 @@ void enforce_forget(uint64_t netns)
 		}
 		xclose(&e->ctr_fd);
 		xclose(&e->retired_fd);
+		enf_keep_free(&e->keep);
 		S.tables.v[i] = S.tables.v[--S.tables.n];
 	}
 }
@@ -617,6 +634,7 @@ void enforce_shutdown(void)
 	for (i = 0; i < S.tables.n; i++) {
 		xclose(&S.tables.v[i].ctr_fd);
 		xclose(&S.tables.v[i].retired_fd);
+		enf_keep_free(&S.tables.v[i].keep);
 	}
 	S.tables.n = 0;
 	for (int i = 0; i < CG_NHOOKS; i++) {

@@ -12,7 +12,9 @@
 
 #include <bpf/bpf.h>
 
+#include "lib/phase.h"
 #include "load/bpf_enforce.h"
+#include "load/map_keep.h"
 
 static void last_line(const char *log, char *out, size_t len)
 {
@@ -74,7 +76,10 @@ out:
 /* A CG_MAP_OWN map: created from its description and filled. */
 static int create_own_map(const struct cg_map *m, char *err, size_t err_len)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = m->map_flags);
+	/* the programs only read them: map_keep.c shares them between an
+	 * old program and a new one on that ground */
+	LIBBPF_OPTS(bpf_map_create_opts, o,
+		    .map_flags = m->map_flags | BPF_F_RDONLY_PROG);
 	int fd, e;
 
 	fd = bpf_map_create(m->type, m->name, m->key_size, m->value_size,
@@ -136,9 +141,14 @@ int enf_resolve(const struct cg_prog *p, const struct enf_maps *shared,
 		const struct cg_map *m = &p->maps[i];
 
 		if (m->source == CG_MAP_OWN) {
-			r = create_own_map(m, err, err_len);
-			if (r < 0)
-				goto fail;
+			r = shared->keep ? enf_keep_find(shared->keep, m) : -1;
+			if (r < 0) {
+				r = create_own_map(m, err, err_len);
+				if (r < 0)
+					goto fail;
+				if (shared->keep)
+					enf_keep_add(shared->keep, m, r);
+			}
 			out->fds[i] = r;
 			continue;
 		}
@@ -244,10 +254,13 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p,
 	int r;
 
 	*fd = -1;
+	phase_to(PH_MAPS);
 	r = enf_resolve(p, shared, &res, err, err_len);
 	if (r)
 		return r;
+	phase_to(PH_VERIFY);
 	r = load_insns(mech, res.insns, p->n, name, fd, err, err_len);
+	phase_to(PH_MAPS);
 	enf_resolved_free(&res);	/* the program holds its own maps */
 	return r;
 }
@@ -257,13 +270,14 @@ int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  int *fd, char *err, size_t err_len)
 {
 	return enf_load_hook_resume(ir, ek, hook, counters_fd, ifinfo_fd, -1,
-				    fd, err, err_len);
+				    NULL, fd, err, err_len);
 }
 
 int enf_load_hook_resume(const struct ir_table *ir,
 			 const struct enf_kernel *ek, enum cg_hook hook,
 			 int counters_fd, int ifinfo_fd, int resume_fd,
-			 int *fd, char *err, size_t err_len)
+			 struct enf_map_keep *keep, int *fd, char *err,
+			 size_t err_len)
 {
 	static const char *const names[CG_ALL_HOOKS] = {
 		"ebpf_input", "ebpf_forward", "ebpf_output", "ebpf_prerouting",
@@ -275,14 +289,17 @@ int enf_load_hook_resume(const struct ir_table *ir,
 	};
 	struct enf_maps shared = { .counters = counters_fd,
 				   .ifinfo = ifinfo_fd, .gen = -1,
-				   .progs = -1, .resume = resume_fd };
+				   .progs = -1, .resume = resume_fd,
+				   .keep = keep };
 	struct cg_prog p;
 	int r;
 
+	phase_to(PH_CODEGEN);
 	r = codegen_hook(ir, &o, &p, err, err_len);	/* checks @hook */
 	if (r)
 		return r;
 	r = enf_load(ek->mech, &p, &shared, names[hook], fd, err, err_len);
+	phase_to(PH_CODEGEN);
 	cg_prog_free(&p);
 	return r;
 }
