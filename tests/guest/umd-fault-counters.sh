@@ -11,6 +11,10 @@
 #   3. commit-live, then kill -9 of the helper that restored (a restart of
 #      a restored state adds nothing again)
 #   4. commit: nothing went live, nothing is parked
+#   5. kill -9 between a SET_REPLACE's answer and its ADD_COUNTERS
+#      (sockopt-req does the two halves of iptables' commit): the restart
+#      restores that change, and the old counters the caller adds are not
+#      also added by the restore (parked for the state before it)
 # Each failed change is absent afterwards, the acknowledged ones present;
 # the BPF maps after the sequences are those before them.
 . tests/guest/ipt-lib.sh
@@ -117,6 +121,20 @@ change_fails 5
 died_at commit
 send 10
 check "4. commit"
+
+dmesg_mark
+settle
+send 30
+out=$("$SOCKOPT_REQ" replace-same filter /tmp/old)
+[ "$out" = "ok 0" ] || fail "replace-same: $out"
+pid=$(helper_pids)
+kill -9 "$pid"
+wait_for 10 dmesg_has "helper (pid $pid) died" || fail "death of $pid not noticed"
+out=$("$SOCKOPT_REQ" add-counters filter /tmp/old)
+[ "$out" = "ok 0" ] || fail "add-counters: $out"
+assert_new_helper "$pid"
+send 10
+check "5. kill -9 between SET_REPLACE and ADD_COUNTERS"
 
 # the changes acknowledged go on counting, the failed ones are not there
 $IPT -w -A INPUT -s 10.77.2.1 -j ACCEPT || fail "change after the faults"
