@@ -103,6 +103,7 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 struct request_ctx {
 	bool conntrack_on;	/* EBPF_F_CONNTRACK_ON: the module has it */
 	bool sockopt;		/* a sockopt request, not a RESTORE */
+	uint32_t restore_id;	/* a RESTORE's state */
 };
 
 /* ipt/'s backend: load/, told about conntrack by the request. */
@@ -114,7 +115,13 @@ static int backend_commit(void *ctx, const struct ipt_table_view *t,
 
 	if (req->sockopt)
 		test_fault("commit");
-	r = enforce_commit(t, req->conntrack_on, err, err_len);
+	/*
+	 * A sockopt's change: if its caller is never answered, a restarted
+	 * helper goes back to the newest saved state, whose rules the
+	 * change replaces; their last counts are parked for it.
+	 */
+	r = enforce_commit(t, req->conntrack_on,
+			   req->sockopt ? state_latest() : 0, err, err_len);
 	if (!r && req->sockopt)
 		test_fault("commit-live");
 	return r;
@@ -133,6 +140,17 @@ static int backend_read_retired_counters(void *ctx, uint64_t netns,
 {
 	(void)ctx;
 	return enforce_read_retired_counters(netns, index, c, n);
+}
+
+static int backend_restore_counters(void *ctx, uint64_t netns,
+				    unsigned int index, struct xt_counters *c,
+				    unsigned int n)
+{
+	const struct request_ctx *req = ctx;
+	int r = enforce_read_parked_counters(netns, index, req->restore_id,
+					     c, n);
+
+	return r < 0 ? r : 0;
 }
 
 static void backend_forget(void *ctx, uint64_t netns)
@@ -157,6 +175,7 @@ static const struct ipt_backend_ops enforce_backend = {
 	.commit = backend_commit,
 	.read_counters = backend_read_counters,
 	.read_retired_counters = backend_read_retired_counters,
+	.restore_counters = backend_restore_counters,
 	.kernel_checks = backend_kernel_checks,
 	.tables = backend_tables,
 	/* the kmod mechanism: the module's hooks are per namespace */
@@ -270,9 +289,11 @@ static int handle_netns_gone(const struct ebpf_msg_hdr *hdr,
 }
 
 /* EBPF_MSG_RESTORE: the state the module was told is committed. */
-static int restore(const struct buf *in)
+static int restore(const struct buf *in, struct request_ctx *req)
 {
 	struct ebpf_restore r;
+	bool read;
+	int err;
 
 	if (in->len != sizeof(r))
 		return -EINVAL;
@@ -280,7 +301,26 @@ static int restore(const struct buf *in)
 	if (!r.state_id || r.reserved)
 		return -EINVAL;
 	test_fault("restore");
-	return state_restore(r.state_id);
+	req->restore_id = r.state_id;
+	err = state_restore(r.state_id);
+	req->restore_id = 0;
+	if (err)
+		return err;
+	/*
+	 * Counts parked by the predecessor are in the restored base counters
+	 * now if they were this state's: save that base under the same id,
+	 * in the vault message that no longer holds them (until then a
+	 * restart adds them to the saved base again, never twice).  Parked
+	 * counts of another state are dropped the same way.
+	 */
+	if (enforce_unpark(&read)) {
+		err = state_resave(r.state_id);
+		if (err)
+			log_warn("could not save the restored tables%s: %s\n",
+				 read ? " with the replaced rules' counts" : "",
+				 strerror(-err));
+	}
+	return 0;
 }
 
 static int serve(void)
@@ -302,6 +342,13 @@ static int serve(void)
 			break;
 		}
 		req.conntrack_on = hdr.flags & EBPF_F_CONNTRACK_ON;
+		/*
+		 * A request after a change means its caller was answered:
+		 * counts parked for a restore of the state before it are the
+		 * caller's now (a RESTORE uses what its predecessor parked).
+		 */
+		if (hdr.type != EBPF_MSG_HELLO && hdr.type != EBPF_MSG_RESTORE)
+			enforce_unpark(NULL);
 		switch (hdr.type) {
 		case EBPF_MSG_HELLO:
 			r = handle_hello(&hdr, &in);
@@ -318,7 +365,7 @@ static int serve(void)
 			req.sockopt = false;
 			break;
 		case EBPF_MSG_RESTORE:
-			r = restore(&in);
+			r = restore(&in, &req);
 			if (r == -IPT_BACKEND_NEED_CONNTRACK) {
 				r = ask_for_conntrack(&hdr);
 				break;

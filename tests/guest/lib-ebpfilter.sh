@@ -13,6 +13,9 @@ EBPF_KO=${EBPF_KO:-build/kmod/$KVER/ebpfilter.ko}
 EBPF_KO_BADHELLO=${EBPF_KO_BADHELLO:-build/kmod-badhello/$KVER/ebpfilter.ko}
 # ... and one built with EBPF_TEST_SIGSYS (a forbidden system call on SIGUSR1).
 EBPF_KO_SIGSYS=${EBPF_KO_SIGSYS:-build/kmod-sigsys/$KVER/ebpfilter.ko}
+# ... and one built with EBPF_TEST_FAULTS (dies at a named point,
+# umh/lib/test_faults.c; also the soak's).
+EBPF_KO_FAULTS=${EBPF_KO_FAULTS:-build/kmod-faults/$KVER/ebpfilter.ko}
 SOCKOPT_REQ=${SOCKOPT_REQ:-build/tests/sockopt-req}
 
 # Install the module under test where modprobe finds it (the guest's root

@@ -45,6 +45,11 @@ struct fake_enforce {
 	uint64_t gone_netns;	/* commits into it fail with ESRCH */
 	uint64_t forgotten;	/* the last namespace forget() was told of */
 	unsigned int forgets;
+	/* kept for a restore (load/'s parked counters): @parked_n counts
+	 * of table @parked_index, added if the restored table has that many
+	 * entries; @parked_added: how often they were */
+	struct xt_counters parked[32];
+	unsigned int parked_index, parked_n, parked_added;
 };
 
 extern struct fake_enforce fake;

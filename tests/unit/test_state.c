@@ -142,6 +142,56 @@ void test_add_counters(void)
 	buf_free(&out);
 }
 
+/*
+ * A helper died after a change went live and before its caller was
+ * answered: the restored state's rules get what the backend kept of their
+ * counts (load/'s parked counters) on top of the saved base counters, on
+ * the table they belong to only, and once.
+ */
+void test_restore_parked_counters(void)
+{
+	struct buf snap = { 0 }, a = { 0 }, req = { 0 };
+	const struct ipt_entry *e;
+	struct tb t;
+
+	tb_rich(&t);
+	CHECK_ERR(replace_tb(&t, "filter", FILTER_HOOKS, 4, NULL), 0);
+	tb_counters(&req, "filter", t.num_entries, 2, 200);
+	CHECK_ERR(set(IPT_SO_SET_ADD_COUNTERS, &req, NULL, NULL), 0);
+	CHECK_ERR(ipt_state_save(&snap), 0);
+
+	fake_reset();
+	fake.parked_n = t.num_entries;
+	fake.parked[0] = (struct xt_counters){ .pcnt = 5, .bcnt = 500 };
+	fake.parked[t.num_entries - 1] =
+		(struct xt_counters){ .pcnt = 1, .bcnt = 100 };
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
+	CHECK(fake.parked_added == 1);
+	CHECK_ERR(get_entries("filter", t.b.len, &a), 0);
+	e = (const struct ipt_entry *)a.data;
+	CHECK(e->counters.pcnt == 7 && e->counters.bcnt == 700);
+	e = (const void *)((const unsigned char *)a.data + a.len -
+			   sizeof(struct ipt_entry) -
+			   XT_ALIGN(sizeof(struct xt_error_target)));
+	CHECK(e->counters.pcnt == 3 && e->counters.bcnt == 300);
+	buf_free(&a);
+
+	/* counts of another number of rules are not these rules' */
+	fake_reset();
+	fake.parked_n = t.num_entries + 1;
+	fake.parked[0] = (struct xt_counters){ .pcnt = 5, .bcnt = 500 };
+	CHECK_ERR(ipt_init(true), 0);
+	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
+	CHECK(fake.parked_added == 0);
+	CHECK_ERR(get_entries("filter", t.b.len, &a), 0);
+	CHECK(((const struct ipt_entry *)a.data)->counters.pcnt == 2);
+	buf_free(&a);
+	buf_free(&snap);
+	buf_free(&req);
+	tb_free(&t);
+}
+
 void test_snapshot_roundtrip(void)
 {
 	struct buf snap = { 0 }, a = { 0 }, b = { 0 }, req = { 0 };

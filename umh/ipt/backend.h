@@ -40,6 +40,11 @@
  *                 @c[0..n-1] (then the commit's old counters are read
  *                 after the switch, not before: nothing counted in
  *                 between is lost); 0 or -errno
+ * @restore_counters: optional: in a restore (ipt_state_restore()), add
+ *                 to @c[0..n-1] what the rules of table @index of @netns
+ *                 counted until a change replaced them that the backend
+ *                 knows was never acknowledged (a helper died between
+ *                 the switch and its reply); 0 or -errno
  * @kernel_checks: does the enforcing kernel side check every match and
  *                 target itself, as ip_tables would (kmod)?  Then ipt/
  *                 accepts extensions it has no descriptor for (name or
@@ -67,6 +72,8 @@ struct ipt_backend_ops {
 	int (*read_retired_counters)(void *ctx, uint64_t netns,
 				     unsigned int index, struct xt_counters *c,
 				     unsigned int n);
+	int (*restore_counters)(void *ctx, uint64_t netns, unsigned int index,
+				struct xt_counters *c, unsigned int n);
 	bool (*kernel_checks)(void *ctx);
 	unsigned int (*tables)(void *ctx);
 	bool (*namespaces)(void *ctx);

@@ -266,6 +266,12 @@ int ipt_state_restore(const void *data, size_t len)
 			err = ipt_backend_read_counters(parsed[i].t,
 							parsed[i].base,
 							parsed[i].blob.num_entries);
+		/* and what they counted until a change that was never
+		 * acknowledged replaced them */
+		if (!err)
+			err = ipt_backend_restore_counters(parsed[i].t,
+							   parsed[i].base,
+							   parsed[i].blob.num_entries);
 		if (!err)
 			err = ipt_table_restore_commit(parsed[i].t,
 						       &parsed[i].blob,

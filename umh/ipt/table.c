@@ -52,6 +52,15 @@ int ipt_backend_read_counters(const struct ipt_stored_table *t,
 					  n);
 }
 
+int ipt_backend_restore_counters(const struct ipt_stored_table *t,
+				 struct xt_counters *c, unsigned int n)
+{
+	if (!backend.ops || !backend.ops->restore_counters)
+		return 0;
+	return backend.ops->restore_counters(backend.ctx, t->netns, t->index,
+					     c, n);
+}
+
 bool ipt_backend_adopts(void)
 {
 	return backend.ops && backend.ops->adopts &&

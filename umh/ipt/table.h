@@ -164,6 +164,11 @@ bool ipt_backend_kernel_checks(void);
 int ipt_backend_read_counters(const struct ipt_stored_table *t,
 			      struct xt_counters *c, unsigned int n);
 
+/* Add what the backend kept of @t's rules' counts for a restore to
+ * @c[0..n-1] (ipt_backend_ops.restore_counters); 0 or -errno. */
+int ipt_backend_restore_counters(const struct ipt_stored_table *t,
+				 struct xt_counters *c, unsigned int n);
+
 /* @c[0..num_entries-1] = base + enforcement counters of @t.  0 or -errno. */
 int ipt_table_read_counters(const struct ipt_stored_table *t,
 			    struct xt_counters *c);

@@ -38,6 +38,20 @@
  * a restarted helper adopts them.  The other namespaces' tables stay in
  * the module while no helper runs; a restarted helper's restore has the
  * module carry what they counted over (ipt_table_view.adopt).
+ *
+ * Parked counters: what the rules a change replaced counted until the
+ * switch is the "old counters" its caller gets, read after the switch
+ * (enforce_read_retired_counters()).  If the helper dies after the switch
+ * and before the caller is answered, the caller gets an error and a
+ * restarted helper restores the last acknowledged state, whose rules are
+ * the replaced ones: their counts must not die with the helper.  So a
+ * sockopt's commit parks that counters map in the vault (vault_objs.
+ * retired_*), tagged with the id of the saved state its rules are in (the
+ * newest, when the tables in force were saved), until the next request
+ * shows the caller was answered (enforce_unpark()).  A restore of that
+ * very state adds the parked counts to the restored base counters
+ * (enforce_read_parked_counters()); a restore of any other state (the
+ * change was acknowledged, its caller has the counts) ignores them.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -98,6 +112,7 @@ struct enf_table {
 
 static struct {
 	bool probed, inited, attached;
+	bool parked_read;	/* a restore read the parked counters */
 	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* o.ctr_fd: the initial namespace's tables' */
@@ -141,6 +156,29 @@ static void xclose(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/* A record's retired map may be the parked one (same fd): each lets go of
+ * it without closing it while the other still holds it. */
+static void let_go_retired(struct enf_table *e)
+{
+	if (e->retired_fd != S.o.retired_fd)
+		xclose(&e->retired_fd);
+	e->retired_fd = -1;
+}
+
+static void drop_parked(void)
+{
+	int fd = S.o.retired_fd;
+	size_t i;
+
+	S.o.retired_fd = -1;
+	S.parked_read = false;
+	for (i = 0; i < S.tables.n && fd >= 0; i++)
+		if (S.tables.v[i].retired_fd == fd)
+			return;
+	if (fd >= 0)
+		close(fd);
 }
 
 static void close_objs(struct vault_objs *o)
@@ -394,18 +432,30 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 }
 
 /* Table @e's new counters map @ctr and @ir's facts are in force: keep
- * them. */
-static void committed(struct enf_table *e, const struct ir_table *ir, int ctr)
+ * them; the replaced rules' map parked under @park_state if not 0. */
+static void committed(struct enf_table *e, const struct ir_table *ir, int ctr,
+		      uint32_t park_state)
 {
+	bool park = park_state && e->ctr_fd >= 0;
+
 	e->uses_ct = ir->uses_ct;
 	/* kept until ipt/ read what the replaced rules counted last */
-	xclose(&e->retired_fd);
+	let_go_retired(e);
 	e->retired_fd = e->ctr_fd;
 	e->retired_n = e->nentries;
 	e->ctr_fd = ctr;
 	e->nentries = ir->nrules;
 	mirror_to_vault(e);
-	if (e->netns == EBPF_NETNS_INIT)
+	if (park) {
+		drop_parked();
+		S.o.retired_fd = e->retired_fd;
+		S.o.retired_state = park_state;
+		S.o.retired_netns = e->netns;
+		S.o.retired_table = e->index;
+		S.o.retired_n = e->retired_n;
+	}
+	/* the other namespaces' maps are not the vault's: only a park */
+	if (e->netns == EBPF_NETNS_INIT || park)
 		vault_store();
 }
 
@@ -420,8 +470,8 @@ static void committed(struct enf_table *e, const struct ir_table *ir, int ctr)
  * Conntrack needs no handshake: the module's check of a state/conntrack
  * match takes the reference.
  */
-static int commit_install(const struct ipt_table_view *t, char *err,
-			  size_t err_len)
+static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
+			  char *err, size_t err_len)
 {
 	static const unsigned int nfhook[CG_ALL_HOOKS] = {
 		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
@@ -493,14 +543,14 @@ static int commit_install(const struct ipt_table_view *t, char *err,
 		close(ctr);
 		goto out;
 	}
-	committed(e, &ir, ctr);
+	committed(e, &ir, ctr, park_state);
 out:
 	ir_free(&ir);
 	return r;
 }
 
 int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
-		   char *err, size_t err_len)
+		   uint32_t park_state, char *err, size_t err_len)
 {
 	struct ir_table ir;
 	struct enf_table *e;
@@ -511,7 +561,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 	if (!S.inited)
 		return -ENODEV;
 	if (S.ek.ops->install)
-		return commit_install(t, err, err_len);
+		return commit_install(t, park_state, err, err_len);
 	/* the dispatchers run the initial namespace's filter table */
 	if (t->index || t->netns != EBPF_NETNS_INIT) {
 		snprintf(err, err_len, "table %s needs the kmod mechanism",
@@ -559,7 +609,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 	}
 	S.o.gen = idle;
 	enf_keep_end(&e->keep, true);
-	committed(e, &ir, ctr);
+	committed(e, &ir, ctr, park_state);
 	ir_free(&ir);
 	return 0;
 
@@ -602,8 +652,43 @@ int enforce_read_retired_counters(uint64_t netns, unsigned int index,
 	if (c && n)	/* else only let go of them */
 		r = enf_counters_add(e->retired_fd, c,
 				     n < e->retired_n ? n : e->retired_n);
-	xclose(&e->retired_fd);
+	let_go_retired(e);	/* parked still, if it is */
 	return r;
+}
+
+int enforce_read_parked_counters(uint64_t netns, unsigned int index,
+				 uint32_t state, struct xt_counters *c,
+				 unsigned int n)
+{
+	const struct vault_objs *o = &S.o;
+	int r;
+
+	if (o->retired_fd < 0 || !state || o->retired_state != state ||
+	    o->retired_netns != netns || o->retired_table != index)
+		return 0;
+	if (o->retired_n != n) {	/* not the rules it counted */
+		log_warn("enforcement: the parked counters of table %u count %u rules, the restored table has %u; ignored\n",
+			 index, o->retired_n, n);
+		return 0;
+	}
+	r = enf_counters_add(o->retired_fd, c, n);
+	if (r)
+		return r;
+	S.parked_read = true;
+	if (netns == EBPF_NETNS_INIT)
+		log_info("enforcement: table %u: the counts of the rules a change replaced before its caller heard of it, added to the restored ones\n",
+			 index);
+	return 1;
+}
+
+bool enforce_unpark(bool *read)
+{
+	bool was = S.o.retired_fd >= 0;
+
+	if (read)
+		*read = S.parked_read;
+	drop_parked();
+	return was;
 }
 
 /* Namespace @netns is gone, and its tables with it in the module. */
@@ -619,7 +704,7 @@ void enforce_forget(uint64_t netns)
 			continue;
 		}
 		xclose(&e->ctr_fd);
-		xclose(&e->retired_fd);
+		let_go_retired(e);
 		enf_keep_free(&e->keep);
 		S.tables.v[i] = S.tables.v[--S.tables.n];
 	}
@@ -631,9 +716,10 @@ void enforce_shutdown(void)
 
 	if (S.ek.ops && S.ek.ops->detach)
 		S.ek.ops->detach(&S.o);
+	drop_parked();
 	for (i = 0; i < S.tables.n; i++) {
 		xclose(&S.tables.v[i].ctr_fd);
-		xclose(&S.tables.v[i].retired_fd);
+		let_go_retired(&S.tables.v[i]);
 		enf_keep_free(&S.tables.v[i].keep);
 	}
 	S.tables.n = 0;

@@ -55,13 +55,17 @@ unsigned int enforce_tables(void);
  * enforce_commit() - build, verify, load and atomically switch to @t
  * @conntrack_on: the module has conntrack enabled (the request's
  *                EBPF_F_CONNTRACK_ON)
+ * @park_state:   not 0: park the replaced rules' counters map in the vault
+ *                as the counts of saved state @park_state's rules, in case
+ *                the caller is never answered (commit.c, "Parked
+ *                counters"); 0: leave what is parked
  * @err, @err_len: on failure, a one-line reason for dmesg
  *
  * Return: 0, or -errno with the previous rules still in force.  Counters of
  * the new table start at zero.
  */
 int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
-		   char *err, size_t err_len);
+		   uint32_t park_state, char *err, size_t err_len);
 
 /* Add the packet/byte counts matched since the last commit of table
  * @index (ipt_table_view.index), per entry in blob order, to @c[0..n-1].
@@ -71,6 +75,21 @@ int enforce_read_counters(uint64_t netns, unsigned int index,
 /* the counts of the rules table @index's last commit replaced (once) */
 int enforce_read_retired_counters(uint64_t netns, unsigned int index,
 				  struct xt_counters *c, unsigned int n);
+/*
+ * In the restore of saved state @state: if the parked counters are of
+ * its table @index of @netns (of @n entries), add them to @c[0..n-1].
+ * 1 if added, 0 if not, -errno.
+ */
+int enforce_read_parked_counters(uint64_t netns, unsigned int index,
+				 uint32_t state, struct xt_counters *c,
+				 unsigned int n);
+/*
+ * Let go of the parked counters: the caller of the change that parked them
+ * was answered, or a restore is done.  The vault lets go of them at its
+ * next store.  Returns whether any were parked; *@read (if not NULL):
+ * whether a restore added them (enforce_read_parked_counters()).
+ */
+bool enforce_unpark(bool *read);
 
 /* Namespace @netns is gone: close what was kept for its tables. */
 void enforce_forget(uint64_t netns);

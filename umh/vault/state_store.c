@@ -144,7 +144,12 @@ static int write_part(const struct buf *b)
 	return fd;
 }
 
-int state_store(uint32_t id)
+/* Did the last change get saved?  Else the newest state is not the
+ * tables in force (state_latest()). */
+static bool last_saved;
+
+/* Save the tables as state @id; @only: drop the states kept before. */
+static int store(uint32_t id, bool only)
 {
 	static struct buf tables, counters;	/* kept: sized for the next */
 	static unsigned long saved_generation;
@@ -154,7 +159,9 @@ int state_store(uint32_t id)
 	bool new_tables;
 	int r;
 
-	new_tables = !last || saved_generation != ipt_tables_generation();
+	last_saved = false;
+	new_tables = !last || only ||
+		     saved_generation != ipt_tables_generation();
 	buf_reset(&counters);
 	r = ipt_state_save_counters(&counters);
 	if (!r && new_tables) {
@@ -181,11 +188,29 @@ int state_store(uint32_t id)
 			close(st.fd[0]);
 		return st.fd[1];
 	}
-	r = vault_keep_state(&st, false, released);
+	r = vault_keep_state(&st, only, released);
 	add_spares(released);
 	if (!r)
 		saved_generation = ipt_tables_generation();
+	last_saved = !r;
 	return r;
+}
+
+int state_store(uint32_t id)
+{
+	return store(id, false);
+}
+
+int state_resave(uint32_t id)
+{
+	return store(id, true);
+}
+
+uint32_t state_latest(void)
+{
+	const struct vault_state *last = vault_latest_state();
+
+	return last && last_saved ? last->id : 0;
 }
 
 /* Map @len bytes of @fd after @b's contents; 0 or -errno. */
@@ -244,6 +269,7 @@ int state_restore(uint32_t id)
 	/* Only the restored state is committed now; a newer one is not. */
 	r = vault_keep_state(&st, true, released);
 	add_spares(released);
+	last_saved = !r;
 	if (r)
 		log_warn("iptables: the restored state could not be kept (%s)\n",
 			 strerror(-r));

@@ -12,5 +12,17 @@ int state_store(uint32_t id);
  * the initial tables in force when that state is missing or unusable.
  */
 int state_restore(uint32_t id);
+/*
+ * Save the restored tables again as state @id, alone: a restore added
+ * counts to their base counters that the saved one lacks (load/'s parked
+ * counters).  0 or -errno.
+ */
+int state_resave(uint32_t id);
+/*
+ * The id of the newest saved state if the last change was saved (0: none,
+ * or the tables in force are not a saved state): the state a restore goes
+ * back to if the change being made now is never acknowledged.
+ */
+uint32_t state_latest(void);
 
 #endif

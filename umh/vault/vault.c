@@ -15,6 +15,11 @@
  * the module tells a restarted helper which one it was told is committed
  * (EBPF_F_STATE in proto.h).
  *
+ * It may also carry one parked counters map, with the id of the state
+ * whose rules it counted (load/commit.c, "Parked counters"): what a change
+ * replaced counted, for a restore when that change's caller never heard
+ * of it.
+ *
  * On unload the module drops the vault after EBPF_MSG_SHUTDOWN; what is
  * attached outside the vault (tc filters) is removed by load/ first.
  *
@@ -35,7 +40,7 @@
 #define VAULT_SEND_FD	3
 #define VAULT_RECV_FD	4
 #define VAULT_MAGIC	0x544c5645u	/* "EVLT" */
-#define VAULT_VERSION	3
+#define VAULT_VERSION	4
 /* Messages vault_empty() dequeues at most: one is queued, a few in races. */
 #define VAULT_DRAIN_MAX	8
 
@@ -44,6 +49,7 @@ enum vault_role {
 	VR_CTR0, VR_CTR4 = VR_CTR0 + VAULT_TABLES - 1,
 	VR_DISP0, VR_DISP1, VR_DISP2,
 	VR_LINK0, VR_LINK1, VR_LINK2,
+	VR_RETIRED,
 	VR_STATE,	/* + slot * VAULT_STATE_PARTS + part */
 	VR_MAX = VR_STATE + VAULT_STATES * VAULT_STATE_PARTS
 };
@@ -54,6 +60,8 @@ _Static_assert(VR_DISP2 - VR_DISP0 + 1 == VAULT_HOOKS &&
 
 struct vault_hdr {
 	__u32 magic, version, mech, gen, nfds, nentries[VAULT_TABLES];
+	__u64 retired_netns;
+	__u32 retired_state, retired_table, retired_n;
 	__u32 state_id[VAULT_STATES], state_len[VAULT_STATES][VAULT_STATE_PARTS];
 	__u32 roles[VR_MAX];
 };
@@ -153,6 +161,10 @@ int vault_store(void)
 	h.mech = o->mech;
 	h.gen = o->gen;
 	memcpy(h.nentries, o->nentries, sizeof(h.nentries));
+	h.retired_netns = o->retired_netns;
+	h.retired_state = o->retired_state;
+	h.retired_table = o->retired_table;
+	h.retired_n = o->retired_n;
 #define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
 	PUT(o->gen_fd, VR_GEN);
 	PUT(o->progs_fd, VR_PROGS);
@@ -163,6 +175,7 @@ int vault_store(void)
 		PUT(o->disp[i], VR_DISP0 + i);
 		PUT(o->link[i], VR_LINK0 + i);
 	}
+	PUT(o->retired_fd, VR_RETIRED);
 	for (i = 0; i < VAULT_STATES; i++) {
 		for (p = 0; p < VAULT_STATE_PARTS; p++) {
 			h.state_len[i][p] = V.state[i].len[p];
@@ -342,6 +355,7 @@ static bool adopt_obj(unsigned int role, int fd)
 		o->disp[role - VR_DISP0] = fd; break;
 	case VR_LINK0: case VR_LINK1: case VR_LINK2:
 		o->link[role - VR_LINK0] = fd; break;
+	case VR_RETIRED: o->retired_fd = fd; break;
 	default: return false;
 	}
 	return true;
@@ -388,5 +402,9 @@ int vault_adopt(void)
 		return 0;
 	V.objs->gen = h.gen & 1;
 	memcpy(V.objs->nentries, h.nentries, sizeof(h.nentries));
+	V.objs->retired_netns = h.retired_netns;
+	V.objs->retired_state = h.retired_state;
+	V.objs->retired_table = h.retired_table;
+	V.objs->retired_n = h.retired_n;
 	return 1;
 }

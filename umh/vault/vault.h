@@ -26,6 +26,12 @@
  * @ctr_fd:   per table (ipt/'s index): its counters map; -1: none
  * @disp:     dispatcher programs, per hook; -1: none
  * @link:     their links, per hook; -1: none
+ * @retired_fd: the counters map of the rules a change replaced, parked
+ *            until its caller is known to have been answered (load/
+ *            commit.c, "Parked counters"); -1: none
+ * @retired_state: the id of the saved state whose rules it counted
+ * @retired_netns, @retired_table, @retired_n: their namespace, table
+ *            index and number of entries
  *
  * The fds belong to load/; the vault sends what they are when it stores.
  */
@@ -34,12 +40,15 @@ struct vault_objs {
 	int gen_fd, progs_fd, ctr_fd[VAULT_TABLES], ifinfo_fd;
 	int disp[VAULT_HOOKS];
 	int link[VAULT_HOOKS];
+	int retired_fd;
+	__u32 retired_state, retired_table, retired_n;
+	__u64 retired_netns;
 };
 
 #define VAULT_OBJS_NONE { .gen_fd = -1, .progs_fd = -1,		\
 			  .ctr_fd = { -1, -1, -1, -1, -1 },		\
 			  .ifinfo_fd = -1, .disp = { -1, -1, -1 },	\
-			  .link = { -1, -1, -1 } }
+			  .link = { -1, -1, -1 }, .retired_fd = -1 }
 
 /**
  * vault_open() - find the vault on fds 3/4 and take @objs as the objects
