@@ -133,7 +133,12 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 	const struct ipt_ip *ip = &r->ip;
 	const struct ir_match *l4;
 
-	memset(g, 0, sizeof(*g));
+	/* not memset(): zeroing the eight words was 60% of this function,
+	 * which runs three times per rule (needs, scan, maps); only the
+	 * first nwords of w[] are ever read (same_layout(), rule_key()) */
+	g->nwords = 0;
+	g->key_size = 0;
+	g->nrules = 0;
 	g->map = -1;
 	if (r->always || r->kernel_match)
 		return false;
