@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
@@ -68,8 +69,18 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 		  struct ipt_blob *out);
 void ipt_blob_free(struct ipt_blob *b);
 
-/* Bounded comparison of an extension name field with @name. */
-bool ipt_ext_name_is(const char *field, const char *name);
+/*
+ * Bounded comparison of an extension name field with @name: the field is
+ * @name if its first strlen(@name) + 1 bytes are (the NUL inside the
+ * field's XT_EXTENSION_MAXNAMELEN).  Inline, so that a literal's length is
+ * a constant: translate asks it three times per entry.
+ */
+static inline bool ipt_ext_name_is(const char *field, const char *name)
+{
+	size_t n = strlen(name);
+
+	return n < XT_EXTENSION_MAXNAMELEN && !memcmp(field, name, n + 1);
+}
 
 /*
  * find_check_entry() for one entry, after mark_source_chains(): every
