@@ -30,6 +30,7 @@
 
 #include "cgen/classify.h"
 #include "ext/ext.h"
+#include "lib/bigmem.h"
 
 #define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 
@@ -268,8 +269,8 @@ static int table_init(struct cls_table *t, unsigned int cap,
 
 	while (size < 2 * cap)
 		size *= 2;
-	t->e = malloc((size_t)cap * sizeof(*t->e));
-	t->slot = calloc(size, sizeof(*t->slot));
+	t->e = bigmem_alloc((size_t)cap * sizeof(*t->e));
+	t->slot = bigmem_calloc(size, sizeof(*t->slot));
 	t->n = 0;
 	t->cap = cap;
 	t->mask = size - 1;
@@ -279,8 +280,8 @@ static int table_init(struct cls_table *t, unsigned int cap,
 
 static void table_free(struct cls_table *t)
 {
-	free(t->e);
-	free(t->slot);
+	bigmem_free(t->e);
+	bigmem_free(t->slot);
 }
 
 /* add @key -> @val unless the key is there already (an earlier rule) */
