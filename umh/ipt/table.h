@@ -38,7 +38,8 @@
 
 /**
  * struct ipt_blob - a table that passed translate_table()
- * @entries:     our own copy of the entries, in the form GET_ENTRIES
+ * @entries:     our own copy of the entries (lib/bigmem.h: freed by
+ *               ipt_blob_free(), never free()), in the form GET_ENTRIES
  *               returns them: comefrom as mark_source_chains() left it,
  *               counters zero, extension names and padding zeroed where the
  *               kernel does not copy them back (see ipt_ext_normalize())
