@@ -25,6 +25,7 @@
 #include "ipt/backend.h"
 #include "ipt/ipt.h"
 #include "ipt/table.h"
+#include "lib/bigmem.h"
 #include "lib/log.h"
 #include "lib/vec.h"
 
@@ -499,13 +500,13 @@ static int commit_pending(struct ipt_stored_table *t)
 		return 0;
 	/* Commit a copy: ipt_table_commit() takes ownership on success. */
 	b = t->blob;
-	b.entries = malloc(b.size);
+	b.entries = bigmem_alloc(b.size);	/* as ipt_translate()'s */
 	if (!b.entries)
 		return -ENOMEM;
 	memcpy(b.entries, t->blob.entries, b.size);
 	err = ipt_table_commit(t, &b, t->base, NULL);
 	if (err)
-		free(b.entries);
+		bigmem_free(b.entries);
 	return err;
 }
 

@@ -18,6 +18,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
@@ -37,7 +38,8 @@
 
 /**
  * struct ipt_blob - a table that passed translate_table()
- * @entries:     our own copy of the entries, in the form GET_ENTRIES
+ * @entries:     our own copy of the entries (lib/bigmem.h: freed by
+ *               ipt_blob_free(), never free()), in the form GET_ENTRIES
  *               returns them: comefrom as mark_source_chains() left it,
  *               counters zero, extension names and padding zeroed where the
  *               kernel does not copy them back (see ipt_ext_normalize())
@@ -68,8 +70,18 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 		  struct ipt_blob *out);
 void ipt_blob_free(struct ipt_blob *b);
 
-/* Bounded comparison of an extension name field with @name. */
-bool ipt_ext_name_is(const char *field, const char *name);
+/*
+ * Bounded comparison of an extension name field with @name: the field is
+ * @name if its first strlen(@name) + 1 bytes are (the NUL inside the
+ * field's XT_EXTENSION_MAXNAMELEN).  Inline, so that a literal's length is
+ * a constant: translate asks it three times per entry.
+ */
+static inline bool ipt_ext_name_is(const char *field, const char *name)
+{
+	size_t n = strlen(name);
+
+	return n < XT_EXTENSION_MAXNAMELEN && !memcmp(field, name, n + 1);
+}
 
 /*
  * find_check_entry() for one entry, after mark_source_chains(): every

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "ipt/table.h"
+#include "lib/bigmem.h"
 
 /*
  * Entries and matches are known to be 8-aligned before they are read
@@ -325,7 +326,7 @@ next_hook:	;
 
 void ipt_blob_free(struct ipt_blob *b)
 {
-	free(b->entries);
+	bigmem_free(b->entries);
 	memset(b, 0, sizeof(*b));
 }
 
@@ -350,7 +351,9 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 		b.hook_entry[i] = 0xFFFFFFFF;
 		b.underflow[i] = 0xFFFFFFFF;
 	}
-	b.entries = malloc(b.size ? b.size : 1);
+	/* the replaced table's, kept (lib/bigmem.h): a 10,000-rule
+	 * table's 1.8 MB was faulted in again at every change */
+	b.entries = bigmem_alloc(b.size ? b.size : 1);
 	if (!b.entries)
 		return -ENOMEM;
 	memcpy(b.entries, entries, b.size);

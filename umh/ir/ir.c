@@ -22,6 +22,7 @@
 
 #include "ext/ext.h"
 #include "ir/ir.h"
+#include "lib/bigmem.h"
 #include "lib/vec.h"
 
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
@@ -216,7 +217,7 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		return fail(err, err_len, -EINVAL, "empty table");
 	/* small rules: a whole 10,000-rule table is a few MB at most, not
 	 * IR_MAX_MATCH matches per rule */
-	ir->rules = calloc(t->num_entries, sizeof(*ir->rules));
+	ir->rules = bigmem_calloc(t->num_entries, sizeof(*ir->rules));
 	offs = calloc(t->num_entries, sizeof(*offs));
 	mfirst = calloc(t->num_entries, sizeof(*mfirst));
 	if (!ir->rules || !offs || !mfirst) {
@@ -476,7 +477,7 @@ unsigned int ir_kernel_hooks(const struct ir_table *ir)
 
 void ir_free(struct ir_table *ir)
 {
-	free(ir->rules);
+	bigmem_free(ir->rules);
 	free(ir->matches);
 	ir->matches = NULL;
 	ir->rules = NULL;
