@@ -167,6 +167,14 @@ static void let_go_retired(struct enf_table *e)
 	e->retired_fd = -1;
 }
 
+/* What record @e holds, let go of (the record itself is the caller's). */
+static void table_rec_release(struct enf_table *e)
+{
+	xclose(&e->ctr_fd);
+	let_go_retired(e);
+	enf_keep_free(&e->keep);
+}
+
 static void drop_parked(void)
 {
 	int fd = S.o.retired_fd;
@@ -703,9 +711,7 @@ void enforce_forget(uint64_t netns)
 			i++;
 			continue;
 		}
-		xclose(&e->ctr_fd);
-		let_go_retired(e);
-		enf_keep_free(&e->keep);
+		table_rec_release(e);
 		S.tables.v[i] = S.tables.v[--S.tables.n];
 	}
 }
@@ -717,11 +723,8 @@ void enforce_shutdown(void)
 	if (S.ek.ops && S.ek.ops->detach)
 		S.ek.ops->detach(&S.o);
 	drop_parked();
-	for (i = 0; i < S.tables.n; i++) {
-		xclose(&S.tables.v[i].ctr_fd);
-		let_go_retired(&S.tables.v[i]);
-		enf_keep_free(&S.tables.v[i].keep);
-	}
+	for (i = 0; i < S.tables.n; i++)
+		table_rec_release(&S.tables.v[i]);
 	S.tables.n = 0;
 	for (int i = 0; i < CG_NHOOKS; i++) {
 		xclose(&S.o.link[i]);
