@@ -61,6 +61,7 @@ static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
 		.optname = optname,
 		.user_len = user_len,
 		.in_len = x->iov[1].iov_len,
+		.family = NFPROTO_IPV4,
 		.netns = en->id,
 	};
 	int err;

@@ -481,7 +481,7 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	struct bpf_prog *carrier = NULL;
 	int ret;
 
-	if (req->pad)
+	if (req->family != NFPROTO_IPV4)
 		return -EINVAL;
 	if (req->maps_prog_fd >= 0) {
 		carrier = bpf_prog_get_type_dev(req->maps_prog_fd,

@@ -214,7 +214,8 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	bool changed = false;
 	int status;
 
-	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so))
+	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so) ||
+	    so->family != NFPROTO_IPV4)
 		return channel_reply(hdr, -EINVAL, NULL, 0);
 	data = in->data + sizeof(*so);
 	buf_reset(&reply);

@@ -89,7 +89,11 @@
  *               modules (5.10) resolves their fds only through a
  *               program's used maps (kmod/compat/map_carrier.c).  The fds
  *               must still name them: the module matches each fd's map.
- * @pad:         0
+ * @family:      NFPROTO_IPV4: @entries are struct ipt_entry, the table
+ *               is ip_tables'; NFPROTO_IPV6: struct ip6t_entry, ip6_tables'
+ *               (hooked at NFPROTO_IPV6 with ip6table_<name>'s priorities;
+ *               its @prog_fd must all be -1: the module walks its rules,
+ *               as ip6t_do_table(), until the code generator serves IPv6)
  * @netns:       the network namespace whose table this is (proto.h's
  *               ids); ESRCH when it is gone (the helper then forgets it)
  *
@@ -115,7 +119,7 @@ struct ebpf_ctl_install {
 	__s32 counters_fd;
 	__s32 resume_fd;
 	__s32 maps_prog_fd;
-	__u32 pad;
+	__u32 family;
 	__u64 netns;
 };
 

@@ -21,7 +21,7 @@
 #include <linux/types.h>
 
 #define EBPF_PROTO_MAGIC	0x46504245u	/* "EBPF" on little endian */
-#define EBPF_PROTO_VERSION	3
+#define EBPF_PROTO_VERSION	4
 
 /* Largest payload either side accepts in one message (64 MiB). */
 #define EBPF_PROTO_MAX_PAYLOAD	(64u << 20)
@@ -137,6 +137,7 @@ struct ebpf_msg_hdr {
 /* Features a helper announces in ebpf_hello.features. */
 #define EBPF_FEAT_IPT_FILTER	0x0001	/* serves the iptables filter table */
 #define EBPF_FEAT_BPF_ENFORCE	0x0002	/* compiles rules to BPF */
+#define EBPF_FEAT_IP6T		0x0004	/* serves ip6_tables' tables too */
 
 /**
  * struct ebpf_hello - handshake, both directions
@@ -169,10 +170,15 @@ struct ebpf_restore {
 
 /**
  * struct ebpf_sockopt - an iptables socket option being proxied
- * @optname:  IPT_SO_* value
+ * @optname:  IPT_SO_* value (@family NFPROTO_IPV4, level SOL_IP) or
+ *            IP6T_SO_* value (NFPROTO_IPV6, level SOL_IPV6; the same
+ *            numbers)
  * @user_len: the length the caller gave (set: optlen; get: *optlen)
  * @in_len:   how many bytes of the caller's buffer follow this struct
- * @reserved: 0
+ * @family:   NFPROTO_IPV4 (2): ip_tables' ABI (struct ipt_replace,
+ *            ipt_entry...); NFPROTO_IPV6 (10): ip6_tables' (ip6t_replace,
+ *            ip6t_entry...).  The two families' tables are separate, as
+ *            ip_tables' and ip6_tables' are.
  * @netns:    the caller's network namespace (EBPF_NETNS_INIT: the initial
  *            one); its tables are the ones the request reads or changes
  */
@@ -180,7 +186,7 @@ struct ebpf_sockopt {
 	__u32 optname;
 	__u32 user_len;
 	__u32 in_len;
-	__u32 reserved;
+	__u32 family;
 	__u64 netns;
 };
 
