@@ -141,6 +141,16 @@ void ebpf_net_budget_charge(struct ebpf_net *en, int idx, u32 size);
 int ebpf_xt_builtin_register(void);
 void ebpf_xt_builtin_unregister(void);
 
+/* xt_translate.c: ip_tables' translate_table() checks, the extensions
+ * found and checked (on failure nothing is held); their instances
+ * destroyed; the entries written back as GET_ENTRIES shows them
+ */
+int ebpf_xt_translate(struct ebpf_xt_table *t,
+		      const struct ebpf_ctl_install *req, const char *name);
+void ebpf_xt_cleanup(struct ebpf_xt_table *t);
+int ebpf_xt_copy_entries_to_user(const struct ebpf_xt_table *t,
+				 void __user *userptr);
+
 /* xt_table.c: INSTALL (ctl.c); a namespace's tables set up and freed
  * (netns.c: init, then pre_exit unhooks them and exit frees them)
  */
