@@ -46,7 +46,7 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 	if (!t)
 		return;
 	if (checked)
-		ebpf_xt_cleanup(t);
+		t->fam->cleanup(t);
 	for (h = 0; h < NF_INET_NUMHOOKS; h++)
 		if (t->prog[h])
 			bpf_prog_put(t->prog[h]);
@@ -120,8 +120,6 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	struct bpf_prog *carrier = NULL;
 	int ret;
 
-	if (req->family != NFPROTO_IPV4)
-		return -EINVAL;
 	if (req->maps_prog_fd >= 0) {
 		carrier = bpf_prog_get_type_dev(req->maps_prog_fd,
 						BPF_PROG_TYPE_SCHED_CLS, false);
@@ -132,47 +130,6 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	if (carrier)
 		bpf_prog_put(carrier);
 	return ret;
-}
-
-/* Is @m's user-visible payload the same in @a and @b (checked entries)? */
-static bool same_ext(const struct xt_entry_match *a,
-		     const struct xt_entry_match *b, const void *ext,
-		     unsigned int usersize)
-{
-	unsigned int len = a->u.match_size - sizeof(*a);
-
-	if (a->u.match_size != b->u.match_size || a->u.kernel.match != ext)
-		return false;
-	/* past usersize: the kernel's own state (a limit's master, ...) */
-	if (usersize && usersize < len)
-		len = usersize;
-	return !memcmp(a->data, b->data, len);
-}
-
-/* The same rule: same header, matches and target (as the user gave them). */
-static bool same_rule(const struct ipt_entry *a, const struct ipt_entry *b)
-{
-	const struct xt_entry_target *ta, *tb;
-	unsigned int off;
-
-	if (a->target_offset != b->target_offset ||
-	    a->next_offset != b->next_offset ||
-	    memcmp(&a->ip, &b->ip, sizeof(a->ip)))
-		return false;
-	for (off = sizeof(*a); off < a->target_offset;) {
-		const struct xt_entry_match *ma = (const void *)a + off;
-		const struct xt_entry_match *mb = (const void *)b + off;
-
-		if (!same_ext(ma, mb, mb->u.kernel.match,
-			      mb->u.kernel.match->usersize))
-			return false;
-		off += ma->u.match_size;
-	}
-	ta = ipt_get_target_c(a);
-	tb = ipt_get_target_c(b);
-	/* the target's header has the match's layout */
-	return same_ext((const void *)ta, (const void *)tb,
-			tb->u.kernel.target, tb->u.kernel.target->usersize);
 }
 
 static void carry(const struct ebpf_xt_table *from, unsigned int i,
@@ -196,14 +153,16 @@ static void adopt_counters(const struct ebpf_xt_table *old,
 	unsigned int head = 0, tail = 0, n = min(old->number, new->number);
 
 	while (head < n &&
-	       same_rule(old->entries + old->offsets[head],
-			 new->entries + new->offsets[head])) {
+	       new->fam->same_rule(old->entries + old->offsets[head],
+				   new->entries + new->offsets[head])) {
 		carry(old, head, new, head);
 		head++;
 	}
 	while (tail < n - head &&
-	       same_rule(old->entries + old->offsets[old->number - 1 - tail],
-			 new->entries + new->offsets[new->number - 1 - tail])) {
+	       new->fam->same_rule(old->entries +
+				   old->offsets[old->number - 1 - tail],
+				   new->entries +
+				   new->offsets[new->number - 1 - tail])) {
 		carry(old, old->number - 1 - tail, new, new->number - 1 - tail);
 		tail++;
 	}
@@ -257,13 +216,37 @@ static void nat_request(const struct ebpf_xt_slot *slot)
 
 	if (!slot->def->nat || slot->ops)
 		return;
-	reg = symbol_request(nf_nat_ipv4_register_fn);
+	if (slot->def->fam->nfproto == NFPROTO_IPV6)
+		reg = symbol_request(nf_nat_ipv6_register_fn);
+	else
+		reg = symbol_request(nf_nat_ipv4_register_fn);
 	if (reg)
-		symbol_put(nf_nat_ipv4_register_fn);
+		symbol_put_addr(reg);
+}
+
+/*
+ * The family an install's entries are of, or NULL: IPv6 only while the
+ * module serves it (the ipv6 parameter), and walked only: no program
+ * decides an IPv6 hook yet.
+ */
+static const struct ebpf_xt_family *
+install_family(const struct ebpf_ctl_install *req)
+{
+	unsigned int h;
+
+	if (req->family == NFPROTO_IPV4)
+		return &ebpf_xt_ipv4;
+	if (req->family != NFPROTO_IPV6 || !serve_ipv6)
+		return NULL;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		if (req->prog_fd[h] >= 0)
+			return NULL;
+	return &ebpf_xt_ipv6;
 }
 
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
+	const struct ebpf_xt_family *fam;
 	struct ebpf_xt_table *t, *old;
 	struct ebpf_xt_slot *slot;
 	struct ebpf_net *en;
@@ -274,22 +257,25 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	if (req->size != sizeof(*req) ||
 	    (req->flags & ~(EBPF_INSTALL_F_RESUME | EBPF_INSTALL_F_ADOPT)))
 		return -EINVAL;
+	fam = install_family(req);
+	if (!fam)
+		return -EINVAL;
 	idx = table_named(req->name);
 	if (idx < 0)
 		return idx;
 	/* __do_replace()'s "You lied!" */
-	if (req->valid_hooks != ebpf_xt_defs[idx].valid_hooks)
+	if (req->valid_hooks != ebpf_xt_defs[fam->index][idx].valid_hooks)
 		return -EINVAL;
 	if (!req->entries_size || req->entries_size > max_table_bytes ||
 	    !req->num_entries ||
-	    req->num_entries > req->entries_size / sizeof(struct ipt_entry))
+	    req->num_entries > req->entries_size / fam->entry_size)
 		return -EINVAL;
 	net = ebpf_net_get_by_id(req->netns);
 	if (!net)
 		return -ESRCH;
 	en = ebpf_net(net);
-	slot = &en->slots[idx];
-	ret = ebpf_net_budget_check(en, idx, req->entries_size);
+	slot = &en->slots[fam->index][idx];
+	ret = ebpf_net_budget_check(en, fam->index, idx, req->entries_size);
 	if (ret)
 		goto put_net;
 
@@ -297,6 +283,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		goto put_net;
+	t->fam = fam;
 	t->net = net;
 	t->size = req->entries_size;
 	t->number = req->num_entries;
@@ -310,7 +297,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = take_bpf_objects(t, req);
 	if (ret)
 		goto out;
-	ret = ebpf_xt_translate(t, req, slot->def->name);
+	ret = fam->translate(t, req, slot->def->name);
 	if (ret)
 		goto out;
 	checked = true;
@@ -319,7 +306,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 				sizeof(*t->jumpstack), GFP_KERNEL);
 	if (!t->jumpstack)
 		goto out;
-	ret = ebpf_xt_copy_entries_to_user(t, u64_to_user_ptr(req->entries));
+	ret = fam->copy_entries_to_user(t, u64_to_user_ptr(req->entries));
 	if (ret)
 		goto out;
 	nat_request(slot);
@@ -333,9 +320,9 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 		}
 	}
 	if (!slot->age)
-		slot->age = ++en->tables_made;
+		slot->age = ++en->tables_made[fam->index];
 	old = rcu_replace_pointer(slot->live, t, lockdep_is_held(&en->lock));
-	ebpf_net_budget_charge(en, idx, t->size);
+	ebpf_net_budget_charge(en, fam->index, idx, t->size);
 	mutex_unlock(&en->lock);
 	ret = 0;
 	wait_for_readers();
@@ -351,68 +338,76 @@ put_net:
 }
 
 /*
- * The name of the table of @en installed @n-th most recently for the
- * first time (0: the newest), or NULL: /proc/net/ip_tables_names lists
- * them so, as x_tables lists its tables (xt_register_table() adds at the
- * head).
+ * The name of the table of @en and family @fam installed @n-th most
+ * recently for the first time (0: the newest), or NULL:
+ * /proc/net/ip_tables_names (ip6_tables_names) lists them so, as x_tables
+ * lists its tables (xt_register_table() adds at the head).
  */
-const char *ebpf_xt_table_by_age(struct ebpf_net *en, unsigned int n)
+const char *ebpf_xt_table_by_age(struct ebpf_net *en, enum ebpf_xt_fam fam,
+				 unsigned int n)
 {
+	const struct ebpf_xt_slot *slots = en->slots[fam];
 	const char *name = NULL;
 	unsigned int i;
 
 	mutex_lock(&en->lock);
 	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (en->slots[i].age && en->slots[i].age == en->tables_made - n)
-			name = en->slots[i].def->name;
+		if (slots[i].age && slots[i].age == en->tables_made[fam] - n)
+			name = slots[i].def->name;
 	mutex_unlock(&en->lock);
 	return name;
 }
 
 void ebpf_xt_net_init(struct ebpf_net *en)
 {
-	unsigned int i;
+	unsigned int f, i;
 
 	mutex_init(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		en->slots[i].def = &ebpf_xt_defs[i];
-		en->slots[i].en = en;
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++) {
+		for (i = 0; i < EBPF_XT_NTABLES; i++) {
+			en->slots[f][i].def = &ebpf_xt_defs[f][i];
+			en->slots[f][i].en = en;
+		}
 	}
 }
 
 /* The namespace is going: no packet reaches its tables after this. */
 void ebpf_xt_net_unhook(struct ebpf_net *en)
 {
-	unsigned int i;
+	unsigned int f, i;
 
 	mutex_lock(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		ebpf_xt_hooks_unregister(&en->slots[i]);	/* waits for packets */
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++)
+		for (i = 0; i < EBPF_XT_NTABLES; i++)	/* waits for packets */
+			ebpf_xt_hooks_unregister(&en->slots[f][i]);
 	mutex_unlock(&en->lock);
 }
 
 /* ... and its tables are freed, their extensions destroyed in it. */
 void ebpf_xt_net_free(struct ebpf_net *en)
 {
-	struct ebpf_xt_table *old[EBPF_XT_NTABLES];
-	unsigned int i;
+	struct ebpf_xt_table *old[EBPF_XT_NFAMILIES][EBPF_XT_NTABLES];
+	unsigned int f, i;
 
 	mutex_lock(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		struct ebpf_xt_slot *s = &en->slots[i];
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++) {
+		for (i = 0; i < EBPF_XT_NTABLES; i++) {
+			struct ebpf_xt_slot *s = &en->slots[f][i];
 
-		ebpf_xt_hooks_unregister(s);	/* unhooked already, normally */
-		old[i] = rcu_replace_pointer(s->live, NULL,
-					     lockdep_is_held(&en->lock));
-		s->age = 0;
+			ebpf_xt_hooks_unregister(s);	/* done, normally */
+			old[f][i] = rcu_replace_pointer(s->live, NULL,
+						lockdep_is_held(&en->lock));
+			s->age = 0;
+		}
+		en->tables_made[f] = 0;
 	}
-	en->tables_made = 0;
 	mutex_unlock(&en->lock);
 	/* no synchronize_net(): the pernet core synchronized RCU between the
 	 * pre_exit that unhooked them and this exit
 	 */
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		table_free(old[i], true);
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++)
+		for (i = 0; i < EBPF_XT_NTABLES; i++)
+			table_free(old[f][i], true);
 }
 
 int __init ebpf_xt_init(void)
