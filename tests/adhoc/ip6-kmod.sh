@@ -48,6 +48,42 @@ while True:
 ' "$1" &
 }
 
+# The sockopt checks' errnos: lengths, unknown options, revisions.
+sockopts() {
+	python3 -c '
+import ctypes, socket
+libc = ctypes.CDLL(None, use_errno=True)
+s = socket.socket(socket.AF_INET6, socket.SOCK_RAW, socket.IPPROTO_RAW)
+def get(opt, buf, length):
+    n = ctypes.c_uint(length)
+    r = libc.getsockopt(s.fileno(), 41, opt, buf, ctypes.byref(n))
+    return "ok %d" % r if r >= 0 else "errno %d" % ctypes.get_errno()
+def setopt(opt, buf, length):
+    r = libc.setsockopt(s.fileno(), 41, opt, buf, length)
+    return "ok %d" % r if r >= 0 else "errno %d" % ctypes.get_errno()
+b = ctypes.create_string_buffer(4096)
+b.value = b"filter"
+print("GET_INFO short", get(64, b, 10))
+print("GET_INFO", get(64, b, 84))
+b.value = b"nosuch"
+print("GET_INFO no table", get(64, b, 84))
+print("GET_ENTRIES short", get(65, b, 8))
+print("option 66", get(66, b, 84))
+print("option 67", get(67, b, 84))
+rev = ctypes.create_string_buffer(30)
+rev.value = b"tcp"
+print("REVISION_MATCH tcp", get(68, rev, 30))
+rev.value = b"REJECT"
+print("REVISION_TARGET REJECT", get(69, rev, 30))
+rev.value = b"nosuch"
+print("REVISION_MATCH nosuch", get(68, rev, 30))
+print("REVISION short", get(68, rev, 29))
+print("SET_REPLACE short", setopt(64, b, 10))
+print("SET_ADD_COUNTERS short", setopt(65, b, 10))
+print("SET 66", setopt(66, b, 100))
+'
+}
+
 pings() {	# pings N: answered echo requests from peer to the host side
 	ip netns exec peer busybox ping -6 -c "$1" -W 1 -w "$(($1 + 1))" \
 		2001:db8:1::1 2>/dev/null |
@@ -93,9 +129,11 @@ rules() {
 			echo "$t: deletes refused"
 		echo "== $t -S after"; $IP6 -t $t -S
 	done
-	echo "== refused: $($IP6 -t filter -A INPUT -p tcp -m nosuchmatch 2>&1 >/dev/null | head -1)"
-	echo "== refused: $($IP6 -t nat -A INPUT -j DROP 2>&1 >/dev/null | head -1)"
-	$IP6 -t mangle -A OUTPUT -p tcp --dport 5003 -j MARK --set-mark 7
+	echo "== refused: $($IP6 -t filter -A INPUT -p tcp -m nosuchmatch 2>&1 >/dev/null | tr '\n' ' ')"
+	echo "== refused: $($IP6 -t nat -A INPUT -j DROP 2>&1 >/dev/null | tr '\n' ' ')"
+	echo "== refused: $($IP6 -A INPUT -j DNAT --to-destination ::1 2>&1 >/dev/null | tr '\n' ' ')"
+	# a changed mark at LOCAL_OUT: the packet is routed again
+	$IP6 -t mangle -A OUTPUT -p tcp --dport 80 -j MARK --set-mark 7
 	$IP6 -t raw -A PREROUTING -p tcp --dport 5009 -j CT --notrack
 	$IP6 -t security -A INPUT -p tcp --dport 5009 -j ACCEPT
 	echo "== mangle/raw/security"
@@ -119,6 +157,12 @@ traffic() {
 		-j DNAT --to-destination '[2001:db8:1::2]:5003'
 	echo "== tcp DNAT to the peer: $(tcp_try 2001:db8:1::99 80)"
 	echo "== mark rule: $($IP6 -t mangle -L OUTPUT 1 -v -x -n | awk '{ print $1 }')"
+	# the peer's own table (its namespace's; gone with it)
+	ip netns exec peer $IP6 -A OUTPUT -p icmpv6 --icmpv6-type echo-request -j DROP
+	echo "== ping, dropped in the peer: $(pings 2)"
+	echo "== peer's table: $(ip netns exec peer $IP6 -L OUTPUT 1 -v -x -n | awk '{ print $1 }')"
+	echo "== peer's ip6_tables_names: $(ip netns exec peer cat /proc/net/ip6_tables_names | tr '\n' ' ')"
+	sockopts
 	echo "== REJECT rule: $($IP6 -L INPUT 2 -v -x -n | awk '{ print $1 }')"
 	$IP6 -S
 }
