@@ -181,32 +181,13 @@ int main(int argc, char **argv)
 	seed_table(&t);
 	tb_free(&t);
 
-	/* ip6_tables: the initial table, and the notes' with an address */
+	/* ip6_tables: the initial table, and the notes' (tb_notes6()) */
 	tb_filter_initial6(&t);
 	seed_table(&t);
 	tb_free(&t);
-	{
-		struct ip6t_ip6 net = { .smsk.s6_addr = { 0xff, 0xff },
-					.src.s6_addr = { 0x20, 0x01 } };
-		struct ip6t_ip6 ip6_tcp = { .proto = IPPROTO_TCP,
-					    .flags = IP6T_F_PROTO };
-
-		tb_init6(&t);
-		tb_hook(&t, NF_INET_LOCAL_IN);
-		tb_begin6(&t, &ip6_tcp);
-		tb_match(&t, "tcp", 0, &tcp, sizeof(tcp));
-		tb_jump(&t, "MYCHAIN", true);
-		tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
-		tb_policy(&t, NF_INET_FORWARD, V_DROP);
-		tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
-		tb_chain(&t, "MYCHAIN");
-		tb_begin6(&t, &net);
-		tb_std(&t, V_DROP);
-		tb_chain_end(&t);
-		tb_finish(&t);
-		seed_table(&t);
-		tb_free(&t);
-	}
+	tb_notes6(&t);
+	seed_table(&t);
+	tb_free(&t);
 
 	seed_small_requests();
 	printf("%u seeds in %s\n", nseeds, dir);

@@ -255,27 +255,47 @@ const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
 const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
 const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
 
-void tb_notes(struct tb *t)
+/* tb_notes() with the rules' IP parts of @t's family */
+static void notes(struct tb *t, const void *tcp_ip, const void *net_ip)
 {
 	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
-			      .smsk.s_addr = htonl(0xff000000) };
+	bool ip6 = t->ip6;
 
-	tb_init(t);
 	tb_hook(t, NF_INET_LOCAL_IN);
-	tb_begin(t, &ip_tcp);
+	ip6 ? tb_begin6(t, tcp_ip) : tb_begin(t, tcp_ip);
 	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
 	tb_jump(t, "MYCHAIN", false);
 	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
 	tb_policy(t, NF_INET_FORWARD, V_DROP);
 	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
 	tb_chain(t, "MYCHAIN");
-	tb_begin(t, &ten);
+	ip6 ? tb_begin6(t, net_ip) : tb_begin(t, net_ip);
 	tb_std(t, V_DROP);
 	tb_begin(t, NULL);
 	tb_std(t, XT_RETURN);
 	tb_chain_end(t);
 	tb_finish(t);
+}
+
+void tb_notes(struct tb *t)
+{
+	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
+			      .smsk.s_addr = htonl(0xff000000) };
+
+	tb_init(t);
+	notes(t, &ip_tcp, &ten);
+}
+
+void tb_notes6(struct tb *t)
+{
+	struct ip6t_ip6 tcp = { .proto = IPPROTO_TCP, .flags = IP6T_F_PROTO };
+	struct ip6t_ip6 net = {
+		.src.s6_addr = { 0x20, 0x01, 0x0d, 0xb8 },
+		.smsk.s6_addr = { 0xff, 0xff, 0xff, 0xff },
+	};
+
+	tb_init6(t);
+	notes(t, &tcp, &net);
 }
 
 void tb_replace(struct tb *t, struct buf *out, const char *table,

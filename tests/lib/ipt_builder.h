@@ -95,6 +95,8 @@ extern const struct ipt_ip ip_tcp, ip_udp, ip_icmp;
  * -A MYCHAIN -j RETURN; -P FORWARD DROP.
  */
 void tb_notes(struct tb *t);
+/* The same for ip6tables, MYCHAIN's rule -s 2001:db8::/32 -j DROP. */
+void tb_notes6(struct tb *t);
 
 /* struct ipt_replace + entries into @out (reset first). */
 void tb_replace(struct tb *t, struct buf *out, const char *table,

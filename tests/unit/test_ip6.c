@@ -19,45 +19,18 @@ struct notes6 {
 	unsigned int tcp, in, fwd, out, head, drop, ret, tail, err;
 };
 
-/*
- * The ABI notes' table, for ip6tables: -N MYCHAIN; -A INPUT -p tcp
- * --dport 22 -j MYCHAIN; -A MYCHAIN -s 2001:db8::/32 -j DROP; -A MYCHAIN
- * -j RETURN; -P FORWARD DROP.
- */
+/* tb_notes6(), and where its entries are, in blob order */
 static void notes6(struct tb *t, struct notes6 *o)
 {
-	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ip6t_ip6 ip_tcp = { .proto = IPPROTO_TCP,
-				   .flags = IP6T_F_PROTO };
-	struct ip6t_ip6 net = { 0 };
+	unsigned int *at = &o->tcp, i, off = 0;
 
-	net.src.s6_addr[0] = 0x20;
-	net.src.s6_addr[1] = 0x01;
-	net.src.s6_addr[2] = 0x0d;
-	net.src.s6_addr[3] = 0xb8;
-	memset(net.smsk.s6_addr, 0xff, 4);
-
-	tb_init6(t);
-	tb_hook(t, NF_INET_LOCAL_IN);
-	o->tcp = tb_begin6(t, &ip_tcp);
-	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
-	tb_jump(t, "MYCHAIN", false);
-	o->in = t->b.len;
-	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
-	o->fwd = t->b.len;
-	tb_policy(t, NF_INET_FORWARD, V_DROP);
-	o->out = t->b.len;
-	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	o->head = t->b.len;
-	tb_chain(t, "MYCHAIN");
-	o->drop = tb_begin6(t, &net);
-	tb_std(t, V_DROP);
-	o->ret = tb_begin6(t, NULL);
-	tb_std(t, XT_RETURN);
-	o->tail = t->b.len;
-	tb_chain_end(t);
-	o->err = t->b.len;
-	tb_finish(t);
+	tb_notes6(t);
+	for (i = 0; i < sizeof(*o) / sizeof(*at); i++) {
+		at[i] = off;
+		off += tb_entry6_at(t, off)->next_offset;
+	}
+	if (off != t->b.len || t->num_entries != i)
+		abort();	/* not the table struct notes6 describes */
 }
 
 /* Serve IPv6 from the kmod-like fake; the current namespace's IPv6. */
