@@ -229,7 +229,7 @@ static int ipt_optname(u8 pf, bool set, int optval)
 }
 
 /* do_ipt_set_ctl() / do_ip6t_set_ctl() */
-static int set(struct sock *sk, u8 pf, int optval, sockptr_t arg,
+static int set_ctl(struct sock *sk, u8 pf, int optval, sockptr_t arg,
 	       unsigned int len)
 {
 	struct net *net = sock_net(sk);
@@ -340,7 +340,7 @@ static int get_ctl(struct sock *sk, u8 pf, int optval, void __user *user,
 static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
 		    unsigned int len)
 {
-	return set(sk, NFPROTO_IPV4, optval, arg, len);
+	return set_ctl(sk, NFPROTO_IPV4, optval, arg, len);
 }
 
 static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
@@ -351,7 +351,7 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 static int ebpf_set6(struct sock *sk, int optval, sockptr_t arg,
 		     unsigned int len)
 {
-	return set(sk, NFPROTO_IPV6, optval, arg, len);
+	return set_ctl(sk, NFPROTO_IPV6, optval, arg, len);
 }
 
 static int ebpf_get6(struct sock *sk, int optval, void __user *user, int *len)

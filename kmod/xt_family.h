@@ -11,6 +11,7 @@
  *   EBPF_XT_NFPROTO    NFPROTO_IPV4 / NFPROTO_IPV6
  *   EBPF_XT_INV_PROTO, EBPF_XT_F_GOTO   the IP part's flags of those names
  *   EBPF_XT_WALK       the name of the walk (ebpf_xt_walk_ipv4, ...)
+ *   EBPF_XT_INDEX      its enum ebpf_xt_fam (EBPF_XT_IPV4, EBPF_XT_IPV6)
  *   EBPF_XT_FAMILY     the name of its struct ebpf_xt_family
  *   ip_checkentry()    ip_tables' / ip6_tables' own
  *   struct pkt_state, pkt_init(), pkt_match(), pkt_changed(): the packet
@@ -565,6 +566,7 @@ no_match:
 
 const struct ebpf_xt_family EBPF_XT_FAMILY = {
 	.nfproto = EBPF_XT_NFPROTO,
+	.index = EBPF_XT_INDEX,
 	.entry_size = sizeof(EBPF_XT_ENTRY),
 	.translate = translate,
 	.cleanup = cleanup,

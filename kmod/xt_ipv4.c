@@ -16,6 +16,7 @@
 #define EBPF_XT_INV_PROTO	IPT_INV_PROTO
 #define EBPF_XT_F_GOTO		IPT_F_GOTO
 #define EBPF_XT_WALK		ebpf_xt_walk_ipv4
+#define EBPF_XT_INDEX		EBPF_XT_IPV4
 #define EBPF_XT_FAMILY		ebpf_xt_ipv4
 
 static bool ip_checkentry(const struct ipt_ip *ip)

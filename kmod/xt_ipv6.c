@@ -16,6 +16,7 @@
 #define EBPF_XT_INV_PROTO	IP6T_INV_PROTO
 #define EBPF_XT_F_GOTO		IP6T_F_GOTO
 #define EBPF_XT_WALK		ebpf_xt_walk_ipv6
+#define EBPF_XT_INDEX		EBPF_XT_IPV6
 #define EBPF_XT_FAMILY		ebpf_xt_ipv6
 
 static bool ip_checkentry(const struct ip6t_ip6 *ipv6)
