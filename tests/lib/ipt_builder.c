@@ -26,6 +26,35 @@ void tb_init(struct tb *t)
 	memset(t->underflow, 0xff, sizeof(t->underflow));
 }
 
+void tb_init6(struct tb *t)
+{
+	tb_init(t);
+	t->v6 = true;
+}
+
+/* An entry's offsets and flags, at their place in either family's head. */
+static uint16_t *target_offset_at(struct tb *t, unsigned int off)
+{
+	if (t->v6)
+		return &((struct ip6t_entry *)(t->b.data + off))->target_offset;
+	return &tb_entry_at(t, off)->target_offset;
+}
+
+static uint16_t *next_offset_at(struct tb *t, unsigned int off)
+{
+	if (t->v6)
+		return &((struct ip6t_entry *)(t->b.data + off))->next_offset;
+	return &tb_entry_at(t, off)->next_offset;
+}
+
+static void set_goto(struct tb *t, unsigned int off)
+{
+	if (t->v6)
+		((struct ip6t_entry *)(t->b.data + off))->ipv6.flags |= IP6T_F_GOTO;
+	else
+		tb_entry_at(t, off)->ip.flags |= IPT_F_GOTO;
+}
+
 void tb_free(struct tb *t)
 {
 	buf_free(&t->b);
@@ -54,10 +83,24 @@ unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip)
 {
 	struct ipt_entry *e;
 
+	if (t->v6)
+		return tb_begin6(t, NULL);
 	t->cur = t->b.len;
 	e = grow(t, sizeof(*e));
 	if (ip)
 		e->ip = *ip;
+	e->target_offset = sizeof(*e);
+	return t->cur;
+}
+
+unsigned int tb_begin6(struct tb *t, const struct ip6t_ip6 *ip)
+{
+	struct ip6t_entry *e;
+
+	t->cur = t->b.len;
+	e = grow(t, sizeof(*e));
+	if (ip)
+		e->ipv6 = *ip;
 	e->target_offset = sizeof(*e);
 	return t->cur;
 }
@@ -71,12 +114,12 @@ void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
 	snprintf(m->u.user.name, sizeof(m->u.user.name), "%s", name);
 	m->u.user.revision = rev;
 	memcpy(m->data, data, len);
-	tb_entry_at(t, t->cur)->target_offset = t->b.len - t->cur;
+	*target_offset_at(t, t->cur) = t->b.len - t->cur;
 }
 
 static void end_entry(struct tb *t)
 {
-	tb_entry_at(t, t->cur)->next_offset = t->b.len - t->cur;
+	*next_offset_at(t, t->cur) = t->b.len - t->cur;
 	t->num_entries++;
 }
 
@@ -99,12 +142,10 @@ void tb_std(struct tb *t, int verdict)
 
 void tb_jump(struct tb *t, const char *chain, bool is_goto)
 {
-	struct ipt_entry *e = tb_entry_at(t, t->cur);
-
 	if (is_goto)
-		e->ip.flags |= IPT_F_GOTO;
+		set_goto(t, t->cur);
 	t->fixup = more(t->fixup, t->nfixup, &t->fixup_cap, sizeof(*t->fixup));
-	t->fixup[t->nfixup].verdict_at = t->cur + e->target_offset +
+	t->fixup[t->nfixup].verdict_at = t->cur + *target_offset_at(t, t->cur) +
 		sizeof(struct xt_entry_target);
 	snprintf(t->fixup[t->nfixup].chain, sizeof(t->fixup[0].chain), "%s",
 		 chain);
@@ -114,7 +155,7 @@ void tb_jump(struct tb *t, const char *chain, bool is_goto)
 
 void tb_fallthrough(struct tb *t)
 {
-	unsigned int at = t->cur + tb_entry_at(t, t->cur)->target_offset +
+	unsigned int at = t->cur + *target_offset_at(t, t->cur) +
 			  sizeof(struct xt_entry_target);
 	int next;
 

@@ -7,7 +7,9 @@
  * that iptables sends.  Tests then corrupt the result byte by byte.
  * The one builder of test blobs: the unit tests, the fuzzer's seed
  * generator, the guest's ipt-badblob, and (through iptblob.h, which parses
- * iptables-save text) the code-generation tests.
+ * iptables-save text) the code-generation tests.  tb_init6() builds
+ * ip6_tables blobs instead (struct ip6t_entry heads; the request and
+ * counter buffers have the same layout in both families).
  */
 #ifndef TESTS_IPT_BUILDER_H
 #define TESTS_IPT_BUILDER_H
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include "lib/buf.h"
 
@@ -39,9 +42,12 @@ struct tb {
 	unsigned int nfixup, fixup_cap;
 	struct tb_chain *chain;	/* user chains */
 	unsigned int nchain, chain_cap;
+	bool v6;		/* struct ip6t_entry heads (tb_init6) */
 };
 
 void tb_init(struct tb *t);
+/* tb_init() for an ip6_tables blob: start entries with tb_begin6() */
+void tb_init6(struct tb *t);
 void tb_free(struct tb *t);
 static inline struct ipt_entry *tb_entry_at(struct tb *t, unsigned int off)
 {
@@ -50,6 +56,8 @@ static inline struct ipt_entry *tb_entry_at(struct tb *t, unsigned int off)
 
 /* Start an entry; @ip may be NULL (unconditional).  Returns its offset. */
 unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip);
+/* tb_begin() of an ip6_tables entry */
+unsigned int tb_begin6(struct tb *t, const struct ip6t_ip6 *ip);
 void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
 	      unsigned int len);
 /* End the entry with a target. */
