@@ -38,48 +38,24 @@ static const struct ip6t_ip6 ip6_icmp = { .proto = IPPROTO_ICMPV6,
 					  .flags = IP6T_F_PROTO };
 
 /*
- * -N MYCHAIN; -A INPUT -p tcp --dport 22 -j MYCHAIN;
- * -A MYCHAIN -s 2001:db8::/32 -j DROP; -A MYCHAIN -j RETURN;
- * -P FORWARD DROP: tb_notes() in IPv6.
+ * Where tb_notes6() (the ABI notes' table in IPv6, tests/lib) puts its
+ * entries: the INPUT rule, three policies, MYCHAIN's head, DROP rule,
+ * RETURN rule and tail, the ERROR tail.
  */
-static void tb_notes6(struct tb *t)
+static void notes6_offsets(void)
 {
-	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ip6t_ip6 doc = { 0 };
+	unsigned int *at[] = { &e_tcp, NULL, NULL, &e_out, &e_head, &e_drop,
+			       &e_ret, &e_tail, &e_err };
+	unsigned int i, off = 0;
+	struct tb t;
 
-	doc.src.s6_addr[0] = 0x20;
-	doc.src.s6_addr[1] = 0x01;
-	doc.src.s6_addr[2] = 0x0d;
-	doc.src.s6_addr[3] = 0xb8;
-	memset(doc.smsk.s6_addr, 0xff, 4);
-	tb_init6(t);
-	tb_hook(t, NF_INET_LOCAL_IN);
-	e_tcp = tb_begin6(t, &ip6_tcp);
-	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
-	tb_jump(t, "MYCHAIN", false);
-	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(t, NF_INET_FORWARD, V_DROP);
-	e_out = t->b.len;
-	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	e_head = t->b.len;
-	tb_chain(t, "MYCHAIN");
-	e_drop = tb_begin6(t, &doc);
-	tb_std(t, V_DROP);
-	e_ret = tb_begin6(t, NULL);
-	tb_std(t, XT_RETURN);
-	e_tail = t->b.len;
-	tb_chain_end(t);
-	e_err = t->b.len;
-	tb_finish(t);
-}
-
-static void tb_filter_initial6(struct tb *t)
-{
-	tb_init6(t);
-	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
-	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_finish(t);
+	tb_notes6(&t);
+	for (i = 0; i < sizeof(at) / sizeof(at[0]); i++) {
+		if (at[i])
+			*at[i] = off;
+		off += tb_entry6_at(&t, off)->next_offset;
+	}
+	tb_free(&t);
 }
 
 #define HDR	sizeof(struct ip6t_entry)
@@ -362,6 +338,7 @@ int run_ip6_cases(void)
 	struct buf req = { 0 };
 	struct tb t;
 
+	notes6_offsets();
 	if (install(tb_notes6, "table6_notes"))
 		return 1;
 	run_get_cases();
