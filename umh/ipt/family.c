@@ -25,8 +25,9 @@ static bool ip6_ok(const void *p)
 	return !(ip->flags & ~IP6T_F_MASK) && !(ip->invflags & ~IP6T_INV_MASK);
 }
 
-#define FAMILY(proto, entry, ipfield, ok) {				\
+#define FAMILY(proto, name, entry, ipfield, ok) {			\
 	.nfproto = (proto),						\
+	.tool = (name),							\
 	.entry_size = sizeof(struct entry),				\
 	.ip_size = sizeof(((struct entry *)0)->ipfield),		\
 	.target_off = offsetof(struct entry, target_offset),		\
@@ -37,9 +38,9 @@ static bool ip6_ok(const void *p)
 }
 
 const struct ipt_family ipt_family_ipv4 =
-	FAMILY(NFPROTO_IPV4, ipt_entry, ip, ip4_ok);
+	FAMILY(NFPROTO_IPV4, "iptables", ipt_entry, ip, ip4_ok);
 const struct ipt_family ipt_family_ipv6 =
-	FAMILY(NFPROTO_IPV6, ip6t_entry, ipv6, ip6_ok);
+	FAMILY(NFPROTO_IPV6, "ip6tables", ip6t_entry, ipv6, ip6_ok);
 
 _Static_assert(offsetof(struct ipt_entry, ip) == 0 &&
 	       offsetof(struct ip6t_entry, ipv6) == 0,

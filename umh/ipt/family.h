@@ -18,6 +18,8 @@
 /**
  * struct ipt_family - what differs between ip_tables' and ip6_tables' entries
  * @nfproto:      NFPROTO_IPV4 or NFPROTO_IPV6
+ * @tool:         "iptables" or "ip6tables": what dmesg lines about its
+ *                tables start with
  * @entry_size:   sizeof(struct ipt_entry) or sizeof(struct ip6t_entry):
  *                where the matches begin
  * @ip_size:      the leading IP part's size (what unconditional() compares)
@@ -27,6 +29,7 @@
  */
 struct ipt_family {
 	unsigned int nfproto;
+	const char *tool;
 	unsigned int entry_size, ip_size;
 	unsigned int target_off, next_off, comefrom_off, counters_off;
 	bool (*ip_ok)(const void *ip);

@@ -302,9 +302,7 @@ int ipt_table_use(const char *name, struct ipt_stored_table **out)
 	}
 	/* one line per table, not one per container's */
 	if (t->netns == EBPF_NETNS_INIT)
-		log_info("%s: table %s created\n",
-			 t->family == &ipt_family_ipv4 ? "iptables" : "ip6tables",
-			 t->name);
+		log_info("%s: table %s created\n", t->family->tool, t->name);
 	return 0;
 }
 
@@ -318,7 +316,8 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 		return 0;	/* nothing in force yet, nothing counted */
 	err = ipt_backend_read_counters(t, c, t->blob.num_entries);
 	if (err)
-		log_err("iptables: reading the rule counters failed (%d)\n", err);
+		log_err("%s: reading the rule counters failed (%d)\n",
+			t->family->tool, err);
 	return err;
 }
 
@@ -374,7 +373,8 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	if (err == -IPT_BACKEND_NEED_CONNTRACK)
 		goto fail;	/* main.c asks the module, then we are asked again */
 	if (err) {
-		log_err("iptables: table %s not replaced: %s (%d)\n", t->name,
+		log_err("%s: table %s not replaced: %s (%d)\n",
+			t->family->tool, t->name,
 			why[0] ? why : "the enforcement backend refused it",
 			err);
 		goto fail;
@@ -394,8 +394,8 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		/* the new rules are in: as ip_tables when it cannot copy the
 		 * old counters out, the commit stands */
 		if (err)
-			log_err("iptables: reading the replaced rules' counters failed (%d)\n",
-				err);
+			log_err("%s: reading the replaced rules' counters failed (%d)\n",
+				t->family->tool, err);
 	}
 	ipt_blob_free(&t->blob);
 	free(t->base);
