@@ -85,6 +85,14 @@ probe() {
 	sleep "${3:-0.3}"
 	r=$(($(tcp_retrans) - r))
 	[ $r = 0 ] || note "$1: $r TCP segments retransmitted"
+	# Every probe without an answer (lo's included) is a guest that did
+	# not run its listeners within the 800 ms, not a verdict: on a
+	# loaded host (load 10 on 2 CPUs) whole IPv6 runs timed out so, in
+	# either pass, while the run before and after answered
+	if ! grep -v ' error:' "$out/$1.verdicts" | grep -qv ' timeout$'; then
+		note "$1: every probe timed out"
+		return 1
+	fi
 	[ $rc = 0 ] && [ $r = 0 ]
 }
 
