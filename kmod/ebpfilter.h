@@ -26,6 +26,7 @@ extern unsigned int max_total_bytes;
 extern bool init_userns_only;
 extern char *mechanism;
 extern bool phase_timing;
+extern bool serve_ipv6;		/* the ipv6 parameter */
 
 /* The embedded helper image (helper_blob.S; init data). */
 extern const char ebpf_helper_image_start[];
@@ -38,7 +39,9 @@ int ebpf_sup_call(struct ebpf_exchange *x);
 int ebpf_sup_helper_pid(void);
 void ebpf_sup_netns_gone(u64 id);
 
-/* sockopt.c: the iptables (IPv4) sockopt range. */
+/* sockopt.c: the iptables (IPv4) sockopt range, and ip6tables' (IPv6)
+ * with serve_ipv6.
+ */
 int ebpf_sockopt_register(void);
 void ebpf_sockopt_unregister(void);
 
@@ -46,7 +49,7 @@ void ebpf_sockopt_unregister(void);
 int __init ebpf_netns_init(void);
 void ebpf_netns_exit(void);
 
-/* procfs.c: /proc/net/ip_tables_names, per namespace. */
+/* procfs.c: /proc/net/ip_tables_names (ip6_tables_names), per namespace. */
 int ebpf_procfs_init(void);
 void ebpf_procfs_exit(void);
 

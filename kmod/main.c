@@ -51,6 +51,11 @@ module_param(phase_timing, bool, 0444);
 MODULE_PARM_DESC(phase_timing,
 		 "Have the helper log where its requests' time goes (bench/README.md); off: no clock is read");
 
+bool serve_ipv6;
+module_param_named(ipv6, serve_ipv6, bool, 0444);
+MODULE_PARM_DESC(ipv6,
+		 "Serve ip6tables-legacy too (ip6_tables' sockopts and tables; its rules walked by the module, no BPF yet)");
+
 char *mechanism = "auto";
 module_param(mechanism, charp, 0444);
 MODULE_PARM_DESC(mechanism,
@@ -84,8 +89,9 @@ static int __init ebpfilter_init(void)
 	err = ebpf_procfs_init();
 	if (err)
 		goto unregister;
-	pr_info("loaded (module %s, blob-exec %s, helper pid %d)\n",
-		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid());
+	pr_info("loaded (module %s, blob-exec %s, helper pid %d, IPv6 %s)\n",
+		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid(),
+		serve_ipv6 ? "served (ip6tables-legacy)" : "not served (ipv6=0)");
 	return 0;
 
 unregister:

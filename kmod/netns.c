@@ -70,7 +70,7 @@ struct net *ebpf_net_get_by_id(u64 id)
 #define EBPF_TABLE_COST		(32u << 10)
 
 static DEFINE_SPINLOCK(budget_lock);
-static u64 netns_total_bytes;	/* every ebpf_net.rule_bytes[] but init's */
+static u64 netns_total_bytes;	/* every ebpf_net.rule_bytes but init's */
 
 static u64 table_cost(u32 size)
 {
@@ -80,24 +80,27 @@ static u64 table_cost(u32 size)
 /**
  * ebpf_net_budget_check() - may table @idx of @en hold @size bytes of rules?
  * @en:   the namespace
+ * @fam:  the table's family (its tables count beside the other family's)
  * @idx:  the table (EBPF_CTL_TABLE_NAMES order); -1: none, nothing to check
  * @size: its new rule blob's size
  *
  * Return: 0, or -ENOMEM (with a rate-limited line) past either bound.
  */
-int ebpf_net_budget_check(const struct ebpf_net *en, int idx, u32 size)
+int ebpf_net_budget_check(const struct ebpf_net *en, enum ebpf_xt_fam fam,
+			  int idx, u32 size)
 {
 	u64 own = table_cost(size), total;
 	const char *what = NULL;
-	int i;
+	int f, i;
 
 	if (en->id == EBPF_NETNS_INIT || idx < 0 || idx >= EBPF_XT_NTABLES)
 		return 0;
 	spin_lock(&budget_lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (i != idx)
-			own += table_cost(en->rule_bytes[i]);
-	total = netns_total_bytes - table_cost(en->rule_bytes[idx]) +
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++)
+		for (i = 0; i < EBPF_XT_NTABLES; i++)
+			if (f != fam || i != idx)
+				own += table_cost(en->rule_bytes[f][i]);
+	total = netns_total_bytes - table_cost(en->rule_bytes[fam][idx]) +
 		table_cost(size);
 	spin_unlock(&budget_lock);
 	if (own > READ_ONCE(max_netns_bytes))
@@ -111,27 +114,32 @@ int ebpf_net_budget_check(const struct ebpf_net *en, int idx, u32 size)
 	return -ENOMEM;
 }
 
-/* Table @idx of @en now holds @size bytes (an install went live). */
-void ebpf_net_budget_charge(struct ebpf_net *en, int idx, u32 size)
+/* Table @idx of family @fam of @en now holds @size bytes (an install went
+ * live).
+ */
+void ebpf_net_budget_charge(struct ebpf_net *en, enum ebpf_xt_fam fam,
+			    int idx, u32 size)
 {
 	if (en->id == EBPF_NETNS_INIT)
 		return;
 	spin_lock(&budget_lock);
 	netns_total_bytes += table_cost(size);
-	netns_total_bytes -= table_cost(en->rule_bytes[idx]);
-	en->rule_bytes[idx] = size;
+	netns_total_bytes -= table_cost(en->rule_bytes[fam][idx]);
+	en->rule_bytes[fam][idx] = size;
 	spin_unlock(&budget_lock);
 }
 
 /* A namespace's tables are gone: so is its share of the budget. */
 static void budget_release(struct ebpf_net *en)
 {
-	int i;
+	int f, i;
 
 	spin_lock(&budget_lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		netns_total_bytes -= table_cost(en->rule_bytes[i]);
-		en->rule_bytes[i] = 0;
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++) {
+		for (i = 0; i < EBPF_XT_NTABLES; i++) {
+			netns_total_bytes -= table_cost(en->rule_bytes[f][i]);
+			en->rule_bytes[f][i] = 0;
+		}
 	}
 	spin_unlock(&budget_lock);
 }

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The iptables control ABI: the IPv4 sockopt range ip_tables owns
- * (IPT_SO_SET_* and IPT_SO_GET_* at SOL_IP), proxied to the helper.
+ * (IPT_SO_SET_* and IPT_SO_GET_* at SOL_IP), proxied to the helper; with
+ * the ipv6 parameter ip6_tables' too (IP6T_SO_* at SOL_IPV6: the same
+ * numbers, and structures of the same layout around the entries), proxied
+ * with family NFPROTO_IPV6.
  *
  * The length and copy checks ip_tables makes before it looks at a table
  * are made here, in the same order, so that callers get the same errno
@@ -26,6 +29,7 @@
 #include <linux/netfilter.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <linux/sockptr.h>
 #include <linux/uaccess.h>
 #include <linux/user_namespace.h>
@@ -54,14 +58,14 @@ static int check_caller(struct net *net)
 }
 
 /* Send a sockopt to the helper; @x->iov[1] is the caller's data. */
-static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
-		 int optname, unsigned int user_len)
+static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, u8 pf,
+		 bool set, int optname, unsigned int user_len)
 {
 	struct ebpf_sockopt so = {
 		.optname = optname,
 		.user_len = user_len,
 		.in_len = x->iov[1].iov_len,
-		.family = NFPROTO_IPV4,
+		.family = pf,
 		.netns = en->id,
 	};
 	int err;
@@ -80,7 +84,22 @@ static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, bool set,
 	return x->status;
 }
 
-static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
+/* struct ebpf_net's index of family @pf */
+static enum ebpf_xt_fam fam_index(u8 pf)
+{
+	return pf == NFPROTO_IPV6 ? EBPF_XT_IPV6 : EBPF_XT_IPV4;
+}
+
+/* ip6t_replace is ipt_replace, field for field: one code for both */
+static_assert(sizeof(struct ip6t_replace) == sizeof(struct ipt_replace) &&
+	      offsetof(struct ip6t_replace, counters) ==
+	      offsetof(struct ipt_replace, counters));
+static_assert(sizeof(struct ip6t_get_entries) ==
+	      sizeof(struct ipt_get_entries) &&
+	      sizeof(struct ip6t_getinfo) == sizeof(struct ipt_getinfo));
+
+static int replace_table(struct ebpf_net *en, u8 pf, sockptr_t arg,
+			 unsigned int len)
 {
 	struct ebpf_exchange x = { };
 	struct ipt_replace repl;
@@ -105,8 +124,8 @@ static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 	}
 	repl.name[sizeof(repl.name) - 1] = '\0';
 	/* early, before the helper's work; the install checks again */
-	ret = ebpf_net_budget_check(en, ebpf_xt_table_index(repl.name),
-				    repl.size);
+	ret = ebpf_net_budget_check(en, fam_index(pf),
+				    ebpf_xt_table_index(repl.name), repl.size);
 	if (ret)
 		return ret;
 	blob = kvmalloc(sizeof(repl) + repl.size, GFP_KERNEL_ACCOUNT);
@@ -124,7 +143,7 @@ static int replace_table(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 	/* The old counters come back: one per old entry, each >= 112 bytes. */
 	x.max_data = min_t(size_t, (size_t)repl.num_counters *
 			   sizeof(struct xt_counters), max_table_bytes);
-	ret = proxy(&x, en, true, IPT_SO_SET_REPLACE, len);
+	ret = proxy(&x, en, pf, true, IPT_SO_SET_REPLACE, len);
 	if (ret)
 		goto out;
 	if (x.data_len != (size_t)repl.num_counters * sizeof(struct xt_counters)) {
@@ -142,7 +161,8 @@ out:
 	return ret;
 }
 
-static int add_counters(struct ebpf_net *en, sockptr_t arg, unsigned int len)
+static int add_counters(struct ebpf_net *en, u8 pf, sockptr_t arg,
+			unsigned int len)
 {
 	struct ebpf_exchange x = { };
 	struct xt_counters_info info;
@@ -170,26 +190,58 @@ static int add_counters(struct ebpf_net *en, sockptr_t arg, unsigned int len)
 	}
 	x.iov[1].iov_base = blob;
 	x.iov[1].iov_len = len;
-	ret = proxy(&x, en, true, IPT_SO_SET_ADD_COUNTERS, len);
+	ret = proxy(&x, en, pf, true, IPT_SO_SET_ADD_COUNTERS, len);
 out:
 	ebpf_exchange_free(&x);
 	kvfree(blob);
 	return ret;
 }
 
-static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
-		    unsigned int len)
+/*
+ * An IP6T_SO_* as the IPT_SO_* of the same meaning, or -1: the revision
+ * queries have other numbers in ip6_tables' range (IPT_BASE_CTL + 4 and
+ * + 5; + 2 and + 3 are not ip6_tables' options at all).
+ */
+static int ipt_optname(u8 pf, bool set, int optval)
+{
+	if (pf != NFPROTO_IPV6)
+		return optval;
+	if (set) {
+		switch (optval) {
+		case IP6T_SO_SET_REPLACE:
+			return IPT_SO_SET_REPLACE;
+		case IP6T_SO_SET_ADD_COUNTERS:
+			return IPT_SO_SET_ADD_COUNTERS;
+		}
+		return -1;
+	}
+	switch (optval) {
+	case IP6T_SO_GET_INFO:
+		return IPT_SO_GET_INFO;
+	case IP6T_SO_GET_ENTRIES:
+		return IPT_SO_GET_ENTRIES;
+	case IP6T_SO_GET_REVISION_MATCH:
+		return IPT_SO_GET_REVISION_MATCH;
+	case IP6T_SO_GET_REVISION_TARGET:
+		return IPT_SO_GET_REVISION_TARGET;
+	}
+	return -1;
+}
+
+/* do_ipt_set_ctl() / do_ip6t_set_ctl() */
+static int set_ctl(struct sock *sk, u8 pf, int optval, sockptr_t arg,
+	       unsigned int len)
 {
 	struct net *net = sock_net(sk);
 	int err = check_caller(net);
 
 	if (err)
 		return err;
-	switch (optval) {
+	switch (ipt_optname(pf, true, optval)) {
 	case IPT_SO_SET_REPLACE:
-		return replace_table(ebpf_net(net), arg, len);
+		return replace_table(ebpf_net(net), pf, arg, len);
 	case IPT_SO_SET_ADD_COUNTERS:
-		return add_counters(ebpf_net(net), arg, len);
+		return add_counters(ebpf_net(net), pf, arg, len);
 	default:
 		return -EINVAL;
 	}
@@ -199,9 +251,9 @@ static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
  * A GET: @in_len bytes of the caller's buffer go to the helper, and the
  * reply, exactly @out_len bytes, is copied to user + @out_off.
  */
-static int get(const struct ebpf_net *en, int optval, void __user *user,
-	       unsigned int user_len, const void *in, size_t in_len,
-	       size_t out_off, size_t out_len)
+static int get(const struct ebpf_net *en, u8 pf, int optval,
+	       void __user *user, unsigned int user_len, const void *in,
+	       size_t in_len, size_t out_off, size_t out_len)
 {
 	struct ebpf_exchange x = {
 		.iov[1] = { .iov_base = (void *)in, .iov_len = in_len },
@@ -209,7 +261,7 @@ static int get(const struct ebpf_net *en, int optval, void __user *user,
 	};
 	int ret;
 
-	ret = proxy(&x, en, false, optval, user_len);
+	ret = proxy(&x, en, pf, false, optval, user_len);
 	if (ret == 0 && x.data_len != out_len) {
 		pr_err("helper returned %zu bytes for a %zu-byte answer\n",
 		       x.data_len, out_len);
@@ -221,7 +273,9 @@ static int get(const struct ebpf_net *en, int optval, void __user *user,
 	return ret;
 }
 
-static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
+/* do_ipt_get_ctl() / do_ip6t_get_ctl() */
+static int get_ctl(struct sock *sk, u8 pf, int optval, void __user *user,
+		   int *len)
 {
 	union {
 		char name[XT_TABLE_MAXNAMELEN];
@@ -230,6 +284,7 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 	} in;
 	struct net *net = sock_net(sk);
 	const struct ebpf_net *en = ebpf_net(net);
+	int opt = ipt_optname(pf, false, optval);
 	int err;
 
 	err = check_caller(net);
@@ -237,14 +292,14 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 		return err;
 
 	/* do_ipt_get_ctl(): the same checks, in the same order. */
-	switch (optval) {
+	switch (opt) {
 	case IPT_SO_GET_INFO:
 		if (*len != sizeof(struct ipt_getinfo))
 			return -EINVAL;
 		if (copy_from_user(in.name, user, sizeof(in.name)))
 			return -EFAULT;
-		return get(en, optval, user, *len, in.name, sizeof(in.name), 0,
-			   sizeof(struct ipt_getinfo));
+		return get(en, pf, optval, user, *len, in.name,
+			   sizeof(in.name), 0, sizeof(struct ipt_getinfo));
 	case IPT_SO_GET_ENTRIES:
 		if (*len < sizeof(in.entries))
 			return -EINVAL;
@@ -254,7 +309,7 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 			return -EINVAL;
 		if (in.entries.size > max_table_bytes)
 			return -EAGAIN;	/* cannot be our table's size */
-		return get(en, optval, user, *len, &in.entries,
+		return get(en, pf, optval, user, *len, &in.entries,
 			   sizeof(in.entries), sizeof(in.entries),
 			   in.entries.size);
 	case IPT_SO_GET_REVISION_MATCH:
@@ -267,17 +322,41 @@ static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
 		/* x_tables knows every extension this kernel has (and loads
 		 * it by the alias ip_tables asks for); answered as
 		 * do_ipt_get_ctl() answers, a positive value the best
-		 * revision
+		 * revision (ip6_tables: its own family, ip6t_NAME)
 		 */
-		try_then_request_module(xt_find_revision(AF_INET, in.rev.name,
+		try_then_request_module(xt_find_revision(pf, in.rev.name,
 							 in.rev.revision,
-							 optval == IPT_SO_GET_REVISION_TARGET,
+							 opt == IPT_SO_GET_REVISION_TARGET,
 							 &err),
-					"ipt_%s", in.rev.name);
+					"%st_%s",
+					pf == NFPROTO_IPV6 ? "ip6" : "ip",
+					in.rev.name);
 		return err;
 	default:
 		return -EINVAL;
 	}
+}
+
+static int ebpf_set(struct sock *sk, int optval, sockptr_t arg,
+		    unsigned int len)
+{
+	return set_ctl(sk, NFPROTO_IPV4, optval, arg, len);
+}
+
+static int ebpf_get(struct sock *sk, int optval, void __user *user, int *len)
+{
+	return get_ctl(sk, NFPROTO_IPV4, optval, user, len);
+}
+
+static int ebpf_set6(struct sock *sk, int optval, sockptr_t arg,
+		     unsigned int len)
+{
+	return set_ctl(sk, NFPROTO_IPV6, optval, arg, len);
+}
+
+static int ebpf_get6(struct sock *sk, int optval, void __user *user, int *len)
+{
+	return get_ctl(sk, NFPROTO_IPV6, optval, user, len);
 }
 
 static struct nf_sockopt_ops ebpf_sockopts = {
@@ -291,18 +370,45 @@ static struct nf_sockopt_ops ebpf_sockopts = {
 	.owner		= THIS_MODULE,
 };
 
+/* ip6_tables' range (ipv6=1) */
+static struct nf_sockopt_ops ebpf_sockopts6 = {
+	.pf		= PF_INET6,
+	.set_optmin	= IP6T_BASE_CTL,
+	.set_optmax	= IP6T_SO_SET_MAX + 1,
+	.set		= ebpf_set6,
+	.get_optmin	= IP6T_BASE_CTL,
+	.get_optmax	= IP6T_SO_GET_MAX + 1,
+	.get		= ebpf_get6,
+	.owner		= THIS_MODULE,
+};
+
 int ebpf_sockopt_register(void)
 {
 	int err = nf_register_sockopt(&ebpf_sockopts);
 
-	if (err == -EBUSY)
+	if (err == -EBUSY) {
 		pr_err("the iptables sockopts are taken, most likely by ip_tables: unload it first (modprobe -r iptable_filter ip_tables) and keep it from auto-loading (see README, \"Coexistence\")\n");
-	else if (err)
+		return err;
+	}
+	if (err) {
 		pr_err("cannot register the iptables sockopts (%d)\n", err);
+		return err;
+	}
+	if (!serve_ipv6)
+		return 0;
+	err = nf_register_sockopt(&ebpf_sockopts6);
+	if (err == -EBUSY)
+		pr_err("the ip6tables sockopts are taken, most likely by ip6_tables: unload it first (modprobe -r ip6table_filter ip6_tables) and keep it from auto-loading, or load ebpfilter without ipv6=1\n");
+	else if (err)
+		pr_err("cannot register the ip6tables sockopts (%d)\n", err);
+	if (err)
+		nf_unregister_sockopt(&ebpf_sockopts);
 	return err;
 }
 
 void ebpf_sockopt_unregister(void)
 {
+	if (serve_ipv6)
+		nf_unregister_sockopt(&ebpf_sockopts6);
 	nf_unregister_sockopt(&ebpf_sockopts);
 }

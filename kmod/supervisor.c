@@ -304,6 +304,13 @@ static int handshake_locked(void)
 		h = x.data;
 		pr_err("helper handshake failed: helper speaks protocol %u, module %u\n",
 		       h->proto_version, EBPF_PROTO_VERSION);
+	} else if (serve_ipv6 &&
+		   !(((const struct ebpf_hello *)x.data)->features &
+		     EBPF_FEAT_IP6T)) {
+		/* the tc and netfilter mechanisms have no IPv6 tables */
+		pr_err("ipv6=1, but the helper does not serve IPv6 with mechanism %s: load with mechanism=kmod (or auto) or without ipv6=1\n",
+		       mechanism);
+		err = -EOPNOTSUPP;
 	} else {
 		h = x.data;
 		memcpy(sup.helper_version, h->version, sizeof(h->version));

@@ -13,11 +13,14 @@
  */
 
 #include <linux/icmp.h>
+#include <linux/icmpv6.h>
 #include <linux/module.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 #include <linux/skbuff.h>
 
+#include "ebpfilter.h"
 #include "xt_engine.h"
 
 static unsigned int ebpf_error_tg(struct sk_buff *skb,
@@ -27,16 +30,28 @@ static unsigned int ebpf_error_tg(struct sk_buff *skb,
 	return NF_DROP;
 }
 
-static inline bool icmp_type_code_match(u_int8_t test_type, u_int8_t min_code,
-					u_int8_t max_code, u_int8_t type,
-					u_int8_t code, bool invert)
+/* ip_tables' icmp_type_code_match() (ip6_tables': no "any" type 0xFF) */
+static inline bool icmp_type_code_match(bool any_type, u_int8_t test_type,
+					u_int8_t min_code, u_int8_t max_code,
+					u_int8_t type, u_int8_t code,
+					bool invert)
 {
-	return ((test_type == 0xFF) ||
+	return ((any_type && test_type == 0xFF) ||
 		(type == test_type && code >= min_code && code <= max_code))
 		^ invert;
 }
 
-static bool ebpf_icmp_mt(const struct sk_buff *skb, struct xt_action_param *par)
+/* one code for icmp and icmp6: the same match data, the same header start */
+static_assert(sizeof(struct ipt_icmp) == sizeof(struct ip6t_icmp) &&
+	      offsetof(struct ipt_icmp, invflags) ==
+	      offsetof(struct ip6t_icmp, invflags) &&
+	      IPT_ICMP_INV == IP6T_ICMP_INV);
+static_assert(sizeof(struct icmphdr) == sizeof(struct icmp6hdr) &&
+	      offsetof(struct icmphdr, code) ==
+	      offsetof(struct icmp6hdr, icmp6_code));
+
+static bool icmp_match(const struct sk_buff *skb, struct xt_action_param *par,
+		       bool any_type)
 {
 	const struct ipt_icmp *icmpinfo = par->matchinfo;
 	const struct icmphdr *ic;
@@ -50,11 +65,24 @@ static bool ebpf_icmp_mt(const struct sk_buff *skb, struct xt_action_param *par)
 		par->hotdrop = true;
 		return false;
 	}
-	return icmp_type_code_match(icmpinfo->type, icmpinfo->code[0],
-				    icmpinfo->code[1], ic->type, ic->code,
+	return icmp_type_code_match(any_type, icmpinfo->type,
+				    icmpinfo->code[0], icmpinfo->code[1],
+				    ic->type, ic->code,
 				    !!(icmpinfo->invflags & IPT_ICMP_INV));
 }
 
+static bool ebpf_icmp_mt(const struct sk_buff *skb, struct xt_action_param *par)
+{
+	return icmp_match(skb, par, true);
+}
+
+static bool ebpf_icmp6_mt(const struct sk_buff *skb,
+			  struct xt_action_param *par)
+{
+	return icmp_match(skb, par, false);
+}
+
+/* icmp's and icmp6's checkentry */
 static int ebpf_icmp_mt_check(const struct xt_mtchk_param *par)
 {
 	const struct ipt_icmp *icmpinfo = par->matchinfo;
@@ -62,30 +90,69 @@ static int ebpf_icmp_mt_check(const struct xt_mtchk_param *par)
 	return (icmpinfo->invflags & ~IPT_ICMP_INV) ? -EINVAL : 0;
 }
 
-static struct xt_target ebpf_builtin_tg[] __read_mostly = {
-	{
-		.name		= XT_STANDARD_TARGET,
-		.targetsize	= sizeof(int),
-		.family		= NFPROTO_IPV4,
-	},
-	{
-		.name		= XT_ERROR_TARGET,
-		.target		= ebpf_error_tg,
-		.targetsize	= XT_FUNCTION_MAXNAMELEN,
-		.family		= NFPROTO_IPV4,
-	},
-};
+/* ip_tables' ipt_builtin_tg (ip6_tables' ip6t_builtin_tg) */
+#define BUILTIN_TG(nfproto) {						\
+	{								\
+		.name		= XT_STANDARD_TARGET,			\
+		.targetsize	= sizeof(int),				\
+		.family		= (nfproto),				\
+	},								\
+	{								\
+		.name		= XT_ERROR_TARGET,			\
+		.target		= ebpf_error_tg,			\
+		.targetsize	= XT_FUNCTION_MAXNAMELEN,		\
+		.family		= (nfproto),				\
+	},								\
+}
 
-static struct xt_match ebpf_builtin_mt[] __read_mostly = {
-	{
-		.name		= "icmp",
-		.match		= ebpf_icmp_mt,
-		.matchsize	= sizeof(struct ipt_icmp),
-		.checkentry	= ebpf_icmp_mt_check,
-		.proto		= IPPROTO_ICMP,
-		.family		= NFPROTO_IPV4,
-	},
-};
+static struct xt_target ebpf_builtin_tg[] __read_mostly =
+	BUILTIN_TG(NFPROTO_IPV4);
+
+/* ip_tables' icmp match (ip6_tables' icmp6) */
+#define BUILTIN_MT(mtname, mt, info, protocol, nfproto) {		\
+	{								\
+		.name		= mtname,				\
+		.match		= mt,					\
+		.matchsize	= sizeof(info),				\
+		.checkentry	= ebpf_icmp_mt_check,			\
+		.proto		= (protocol),				\
+		.family		= (nfproto),				\
+	},								\
+}
+
+static struct xt_match ebpf_builtin_mt[] __read_mostly =
+	BUILTIN_MT("icmp", ebpf_icmp_mt, struct ipt_icmp, IPPROTO_ICMP,
+		   NFPROTO_IPV4);
+
+static struct xt_target ebpf_builtin_tg6[] __read_mostly =
+	BUILTIN_TG(NFPROTO_IPV6);
+
+static struct xt_match ebpf_builtin_mt6[] __read_mostly =
+	BUILTIN_MT("icmp6", ebpf_icmp6_mt, struct ip6t_icmp, IPPROTO_ICMPV6,
+		   NFPROTO_IPV6);
+
+
+/* the last @n of the four arrays registered (the IPv6 pair only with ipv6) */
+static void unregister_last(unsigned int n)
+{
+	switch (n) {
+	case 4:
+		xt_unregister_matches(ebpf_builtin_mt6,
+				      ARRAY_SIZE(ebpf_builtin_mt6));
+		fallthrough;
+	case 3:
+		xt_unregister_targets(ebpf_builtin_tg6,
+				      ARRAY_SIZE(ebpf_builtin_tg6));
+		fallthrough;
+	case 2:
+		xt_unregister_matches(ebpf_builtin_mt,
+				      ARRAY_SIZE(ebpf_builtin_mt));
+		fallthrough;
+	case 1:
+		xt_unregister_targets(ebpf_builtin_tg,
+				      ARRAY_SIZE(ebpf_builtin_tg));
+	}
+}
 
 int ebpf_xt_builtin_register(void)
 {
@@ -95,14 +162,26 @@ int ebpf_xt_builtin_register(void)
 	if (err)
 		return err;
 	err = xt_register_matches(ebpf_builtin_mt, ARRAY_SIZE(ebpf_builtin_mt));
+	if (err) {
+		unregister_last(1);
+		return err;
+	}
+	if (!serve_ipv6)
+		return 0;
+	err = xt_register_targets(ebpf_builtin_tg6,
+				  ARRAY_SIZE(ebpf_builtin_tg6));
+	if (err) {
+		unregister_last(2);
+		return err;
+	}
+	err = xt_register_matches(ebpf_builtin_mt6,
+				  ARRAY_SIZE(ebpf_builtin_mt6));
 	if (err)
-		xt_unregister_targets(ebpf_builtin_tg,
-				      ARRAY_SIZE(ebpf_builtin_tg));
+		unregister_last(3);
 	return err;
 }
 
 void ebpf_xt_builtin_unregister(void)
 {
-	xt_unregister_matches(ebpf_builtin_mt, ARRAY_SIZE(ebpf_builtin_mt));
-	xt_unregister_targets(ebpf_builtin_tg, ARRAY_SIZE(ebpf_builtin_tg));
+	unregister_last(serve_ipv6 ? 4 : 2);
 }

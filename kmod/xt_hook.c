@@ -1,14 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The tables' hooks: where iptable_filter, iptable_nat, iptable_mangle,
- * iptable_raw and iptable_security register theirs, at their priorities
- * (nat through nf_nat's register function, as iptable_nat: the NAT core
- * runs it for a connection's first packet only).  Per packet: the helper's
+ * iptable_raw and iptable_security register theirs (ip6table_<name> for
+ * ip6_tables' tables), at their priorities (nat through nf_nat's register
+ * function, as iptable_nat: the NAT core runs it for a connection's first
+ * packet only).  Per packet: the helper's
  * program for the table's hook decides, or stops at a rule no emitter
  * serves and hands over a resume point; from there (or from the hook's
  * entry, for a hook the helper did not compile) the rules are walked here
- * exactly as ipt_do_table() walks them, with the kernel's own extension
- * code.
+ * exactly as ipt_do_table() (ip6t_do_table()) walks them, with the
+ * kernel's own extension code (xt_family.h).  No program serves IPv6 yet.
  *
  * Programs are BPF_PROG_TYPE_SCHED_CLS run on the skb as it is at the hook
  * (skb->data at the IP header).  What a tc program finds in skb->cb (the
@@ -20,196 +21,85 @@
 
 #include <linux/bpf.h>
 #include <linux/filter.h>
+#include <linux/indirect_call_wrapper.h>
 #include <linux/ip.h>
+#include <linux/ipv6.h>
 #include <linux/module.h>
 #include <linux/netdevice.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter/xt_conntrack.h>
 #include <linux/netfilter_ipv4.h>
+#include <linux/netfilter_ipv6.h>
 #include <linux/skbuff.h>
 #include <linux/slab.h>
 #include <net/netfilter/nf_conntrack.h>
 #include <net/netfilter/nf_nat.h>
 #include <net/ip.h>
+#include <net/ipv6.h>
 #include <net/route.h>
 #include <net/sch_generic.h>
 
 #include "xt_engine.h"
 
-/* iptable_<name>.c's tables: name, hooks, priority */
-const struct ebpf_xt_def ebpf_xt_defs[EBPF_XT_NTABLES] = {
-	{
-		.name = "filter",
-		.valid_hooks = EBPF_CTL_HOOKS_FILTER,
-		.priority = NF_IP_PRI_FILTER,
-	}, {
-		.name = "nat",
-		.valid_hooks = EBPF_CTL_HOOKS_NAT,
-		.nat = true,
-	}, {
-		.name = "mangle",
-		.valid_hooks = EBPF_CTL_HOOKS_MANGLE,
-		.priority = NF_IP_PRI_MANGLE,
-	}, {
-		.name = "raw",
-		.valid_hooks = EBPF_CTL_HOOKS_RAW,
-		.priority = NF_IP_PRI_RAW,
-	}, {
-		.name = "security",
-		.valid_hooks = EBPF_CTL_HOOKS_SECURITY,
-		.priority = NF_IP_PRI_SECURITY,
-	},
+/* iptable_<name>.c's tables (ip6table_<name>.c's: @pri NF_IP6_PRI_):
+ * name, hooks, priority
+ */
+#define XT_DEFS(family, pri) {						\
+	{								\
+		.fam = &(family),					\
+		.name = "filter",					\
+		.valid_hooks = EBPF_CTL_HOOKS_FILTER,			\
+		.priority = pri##FILTER,				\
+	}, {								\
+		.fam = &(family),					\
+		.name = "nat",						\
+		.valid_hooks = EBPF_CTL_HOOKS_NAT,			\
+		.nat = true,						\
+	}, {								\
+		.fam = &(family),					\
+		.name = "mangle",					\
+		.valid_hooks = EBPF_CTL_HOOKS_MANGLE,			\
+		.priority = pri##MANGLE,				\
+	}, {								\
+		.fam = &(family),					\
+		.name = "raw",						\
+		.valid_hooks = EBPF_CTL_HOOKS_RAW,			\
+		.priority = pri##RAW,					\
+	}, {								\
+		.fam = &(family),					\
+		.name = "security",					\
+		.valid_hooks = EBPF_CTL_HOOKS_SECURITY,			\
+		.priority = pri##SECURITY,				\
+	},								\
+}
+
+const struct ebpf_xt_def ebpf_xt_defs[EBPF_XT_NFAMILIES][EBPF_XT_NTABLES] = {
+	[EBPF_XT_IPV4] = XT_DEFS(ebpf_xt_ipv4, NF_IP_PRI_),
+	[EBPF_XT_IPV6] = XT_DEFS(ebpf_xt_ipv6, NF_IP6_PRI_),
 };
 
-/* The index of the table called @name, or -1. */
+/* The index of the table called @name (either family's), or -1. */
 int ebpf_xt_table_index(const char *name)
 {
 	unsigned int i;
 
 	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (!strcmp(ebpf_xt_defs[i].name, name))
+		if (!strcmp(ebpf_xt_defs[EBPF_XT_IPV4][i].name, name))
 			return i;
 	return -1;
 }
 
+/* A table's walk: called directly, as ip_tables calls ipt_do_table() */
+static unsigned int walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
+			 const struct nf_hook_state *state,
+			 const struct ebpf_resume *from)
+{
+	return INDIRECT_CALL_2(t->fam->walk, ebpf_xt_walk_ipv4,
+			       ebpf_xt_walk_ipv6, t, skb, state, from);
+}
+
 /* Reached only through a helper bug: counted, then dropped (never open). */
 static atomic_t bad_verdicts = ATOMIC_INIT(0);
-
-/* ip_tables' ip_packet_match() */
-static inline bool ip_packet_match(const struct iphdr *ip, const char *indev,
-				   const char *outdev,
-				   const struct ipt_ip *ipinfo, int isfrag)
-{
-	unsigned long ret;
-
-	if (NF_INVF(ipinfo, IPT_INV_SRCIP,
-		    (ip->saddr & ipinfo->smsk.s_addr) != ipinfo->src.s_addr) ||
-	    NF_INVF(ipinfo, IPT_INV_DSTIP,
-		    (ip->daddr & ipinfo->dmsk.s_addr) != ipinfo->dst.s_addr))
-		return false;
-	ret = ifname_compare_aligned(indev, ipinfo->iniface,
-				     ipinfo->iniface_mask);
-	if (NF_INVF(ipinfo, IPT_INV_VIA_IN, ret != 0))
-		return false;
-	ret = ifname_compare_aligned(outdev, ipinfo->outiface,
-				     ipinfo->outiface_mask);
-	if (NF_INVF(ipinfo, IPT_INV_VIA_OUT, ret != 0))
-		return false;
-	if (ipinfo->proto &&
-	    NF_INVF(ipinfo, IPT_INV_PROTO, ip->protocol != ipinfo->proto))
-		return false;
-	if (NF_INVF(ipinfo, IPT_INV_FRAG,
-		    (ipinfo->flags & IPT_F_FRAG) && !isfrag))
-		return false;
-	return true;
-}
-
-static inline void count(const struct ebpf_xt_table *t,
-			 const struct ipt_entry *e, const struct sk_buff *skb)
-{
-	struct ebpf_counter *c = &t->counters[e->counters.pcnt];
-
-	/* the programs add atomically to the same slots */
-	atomic64_add(1, (atomic64_t *)&c->pkts);
-	atomic64_add(skb->len, (atomic64_t *)&c->bytes);
-}
-
-/*
- * ipt_do_table(), on this module's table: the same order of tests, the
- * same jump stack, counters, hotdrop and verdicts; from the hook's entry,
- * or from where a program stopped (@from).  Called with BHs off.
- */
-unsigned int ebpf_xt_walk(const struct ebpf_xt_table *t, struct sk_buff *skb,
-			  const struct nf_hook_state *state,
-			  const struct ebpf_resume *from)
-{
-	static const char nulldevname[IFNAMSIZ] __aligned(sizeof(long));
-	unsigned int hook = state->hook, verdict = NF_DROP, stackidx = 0;
-	const struct iphdr *ip = ip_hdr(skb);
-	const char *indev, *outdev;
-	struct xt_action_param acpar;
-	struct ipt_entry *e, **jumpstack;
-	const void *table_base = t->entries;
-
-	indev = state->in ? state->in->name : nulldevname;
-	outdev = state->out ? state->out->name : nulldevname;
-	acpar.fragoff = ntohs(ip->frag_off) & IP_OFFSET;
-	acpar.thoff = ip_hdrlen(skb);
-	acpar.hotdrop = false;
-	acpar.state = state;
-
-	jumpstack = t->jumpstack +
-		    smp_processor_id() * 2 * max(t->stacksize, 1u);
-	/* TEE's duplicate runs the table from inside the original's walk */
-	if (static_key_false(&xt_tee_enabled))
-		jumpstack += t->stacksize * ebpf_nf_skb_duplicated();
-
-	e = (struct ipt_entry *)(table_base + t->hook_entry[hook]);
-	if (from) {	/* checked by the caller */
-		e = (struct ipt_entry *)(table_base + from->entry);
-		for (; stackidx < from->depth; stackidx++)
-			jumpstack[stackidx] = (struct ipt_entry *)(table_base +
-						from->stack[stackidx]);
-	}
-	do {
-		const struct xt_entry_target *tg;
-		const struct xt_entry_match *ematch;
-
-		if (!ip_packet_match(ip, indev, outdev, &e->ip,
-				     acpar.fragoff)) {
-no_match:
-			e = ipt_next_entry(e);
-			continue;
-		}
-		xt_ematch_foreach(ematch, e) {
-			acpar.match = ematch->u.kernel.match;
-			acpar.matchinfo = ematch->data;
-			if (!acpar.match->match(skb, &acpar))
-				goto no_match;
-		}
-		count(t, e, skb);
-		tg = ipt_get_target_c(e);
-		if (!tg->u.kernel.target->target) {
-			int v = ((struct xt_standard_target *)tg)->verdict;
-
-			if (v < 0) {
-				if (v != XT_RETURN) {
-					verdict = (unsigned int)(-v) - 1;
-					break;
-				}
-				if (stackidx == 0) {
-					e = (struct ipt_entry *)(table_base +
-						t->underflow[hook]);
-				} else {
-					e = jumpstack[--stackidx];
-					e = ipt_next_entry(e);
-				}
-				continue;
-			}
-			if (table_base + v != ipt_next_entry(e) &&
-			    !(e->ip.flags & IPT_F_GOTO)) {
-				if (unlikely(stackidx >= t->stacksize)) {
-					verdict = NF_DROP;
-					break;
-				}
-				jumpstack[stackidx++] = e;
-			}
-			e = (struct ipt_entry *)(table_base + v);
-			continue;
-		}
-		acpar.target = tg->u.kernel.target;
-		acpar.targinfo = tg->data;
-		verdict = tg->u.kernel.target->target(skb, &acpar);
-		if (verdict == XT_CONTINUE) {
-			ip = ip_hdr(skb);	/* the target may have changed it */
-			e = ipt_next_entry(e);
-		} else {
-			break;
-		}
-	} while (!acpar.hotdrop);
-
-	return acpar.hotdrop ? NF_DROP : verdict;
-}
 
 /* xt_conntrack's state bit of the packet (conntrack_mt()), for the program */
 static u32 ct_statebit(const struct sk_buff *skb)
@@ -258,10 +148,8 @@ static unsigned int run_prog(const struct bpf_prog *prog, struct sk_buff *skb,
 static bool entry_ok(const struct ebpf_xt_table *t, unsigned int off,
 		     unsigned int hook)
 {
-	const struct ipt_entry *e = t->entries + off;
-
 	return xt_find_jump_offset(t->offsets, off, t->number) &&
-	       (e->comefrom & (1 << hook));
+	       (t->fam->comefrom(t->entries + off) & (1 << hook));
 }
 
 /* A resume record the walk can follow: every offset an entry's reachable
@@ -311,7 +199,7 @@ static unsigned int run_compiled(const struct ebpf_xt_table *t,
 		r = t->resume_map->ops->map_lookup_elem(t->resume_map, &zero);
 		if (!r || !resume_ok(t, r, state->hook))
 			return bad_verdict(" with a bad resume record", ret);
-		return ebpf_xt_walk(t, skb, state, r);
+		return walk(t, skb, state, r);
 	default:
 		return bad_verdict("", ret);
 	}
@@ -341,48 +229,93 @@ static unsigned int ebpf_table_hook(void *priv, struct sk_buff *skb,
 		if (prog)
 			verdict = run_compiled(t, prog, skb, state);
 		else
-			verdict = ebpf_xt_walk(t, skb, state, NULL);
+			verdict = walk(t, skb, state, NULL);
 	}
 	xt_write_recseq_end(addend);
 	local_bh_enable();
 	return verdict;
 }
 
-/* iptable_mangle's ipt_mangle_out(): a packet whose mark, addresses or
- * TOS the table changed is routed again.
+/* what, changed by the mangle table at LOCAL_OUT, routes a packet again */
+struct route_keys {
+	union {
+		struct {
+			__be32 saddr, daddr;
+			u8 tos;
+		} v4;
+		struct {
+			struct in6_addr saddr, daddr;
+			u32 first_word;	/* version, class, flow label */
+			u8 hop_limit;
+		} v6;
+	};
+	u32 mark;
+};
+
+static void route_keys(const struct sk_buff *skb, u8 pf, struct route_keys *k)
+{
+	memset(k, 0, sizeof(*k));	/* compared with memcmp() */
+	k->mark = skb->mark;
+	if (pf == NFPROTO_IPV6) {
+		const struct ipv6hdr *ip6h = ipv6_hdr(skb);
+
+		k->v6.saddr = ip6h->saddr;
+		k->v6.daddr = ip6h->daddr;
+		k->v6.first_word = *(const u32 *)ip6h;
+		k->v6.hop_limit = ip6h->hop_limit;
+	} else {
+		const struct iphdr *iph = ip_hdr(skb);
+
+		k->v4.saddr = iph->saddr;
+		k->v4.daddr = iph->daddr;
+		k->v4.tos = iph->tos;
+	}
+}
+
+/* iptable_mangle's ipt_mangle_out() (ip6table_mangle's ip6t_mangle_out()):
+ * a packet whose mark, addresses or TOS (IPv6: hop limit, class, flow
+ * label) the table changed is routed again.
  */
 static unsigned int ebpf_mangle_hook(void *priv, struct sk_buff *skb,
 				     const struct nf_hook_state *state)
 {
-	const struct iphdr *iph = ip_hdr(skb);
-	__be32 saddr = iph->saddr, daddr = iph->daddr;
-	u32 mark = skb->mark;
-	u8 tos = iph->tos;
+	const struct ebpf_xt_slot *s = priv;
+	u8 pf = s->def->fam->nfproto;
+	struct route_keys before, after;
 	unsigned int ret;
 	int err;
 
+	if (state->hook != NF_INET_LOCAL_OUT)
+		return ebpf_table_hook(priv, skb, state);
+	route_keys(skb, pf, &before);
 	ret = ebpf_table_hook(priv, skb, state);
-	if (state->hook != NF_INET_LOCAL_OUT || ret == NF_DROP ||
-	    ret == NF_STOLEN)
+	if (ret == NF_DROP || ret == NF_STOLEN)
 		return ret;
-	iph = ip_hdr(skb);
-	if (iph->saddr != saddr || iph->daddr != daddr ||
-	    skb->mark != mark || iph->tos != tos) {
-		err = ip_route_me_harder(state->net, state->sk, skb, RTN_UNSPEC);
-		if (err < 0)
-			ret = NF_DROP_ERR(err);
-	}
+	route_keys(skb, pf, &after);
+	if (!memcmp(&before, &after, sizeof(before)))
+		return ret;
+	if (pf == NFPROTO_IPV6)
+		err = nf_ip6_route_me_harder(state->net, state->sk, skb);
+	else
+		err = ip_route_me_harder(state->net, state->sk, skb,
+					 RTN_UNSPEC);
+	if (err < 0)
+		ret = NF_DROP_ERR(err);
 	return ret;
 }
 
-/* iptable_nat's priorities: destination NAT before routing, source NAT
- * after it
+/* iptable_nat's priorities (ip6table_nat's): destination NAT before
+ * routing, source NAT after it
  */
-static int nat_priority(unsigned int hook)
+static int nat_priority(const struct ebpf_xt_def *d, unsigned int hook)
 {
-	return hook == NF_INET_PRE_ROUTING || hook == NF_INET_LOCAL_OUT ?
-	       NF_IP_PRI_NAT_DST : NF_IP_PRI_NAT_SRC;
+	bool dst = hook == NF_INET_PRE_ROUTING || hook == NF_INET_LOCAL_OUT;
+
+	if (d->fam->nfproto == NFPROTO_IPV6)
+		return dst ? NF_IP6_PRI_NAT_DST : NF_IP6_PRI_NAT_SRC;
+	return dst ? NF_IP_PRI_NAT_DST : NF_IP_PRI_NAT_SRC;
 }
+
 
 /*
  * nf_nat's register functions, taken by each namespace's nat table at its
@@ -399,10 +332,16 @@ static int nat_hooks_register(struct ebpf_xt_slot *s, struct nf_hook_ops *ops,
 	unsigned int i;
 	int err = -ENOENT;
 
-	reg = symbol_get(nf_nat_ipv4_register_fn);
-	unreg = symbol_get(nf_nat_ipv4_unregister_fn);
+	if (s->def->fam->nfproto == NFPROTO_IPV6) {
+		reg = symbol_get(nf_nat_ipv6_register_fn);
+		unreg = symbol_get(nf_nat_ipv6_unregister_fn);
+	} else {
+		reg = symbol_get(nf_nat_ipv4_register_fn);
+		unreg = symbol_get(nf_nat_ipv4_unregister_fn);
+	}
 	if (!reg || !unreg) {
-		pr_err("nat table: nf_nat's nf_nat_ipv4_register_fn() is not available\n");
+		pr_err("nat table: nf_nat's register function for family %u is not available\n",
+		       s->def->fam->nfproto);
 		goto put;
 	}
 	for (i = 0; i < n; i++) {
@@ -413,15 +352,21 @@ static int nat_hooks_register(struct ebpf_xt_slot *s, struct nf_hook_ops *ops,
 			goto put;
 		}
 	}
-	symbol_put(nf_nat_ipv4_register_fn);
+	symbol_put_addr(reg);
 	s->nat_unregister = unreg;	/* holds nf_nat until the hooks go */
 	return 0;
 put:
 	if (reg)
-		symbol_put(nf_nat_ipv4_register_fn);
+		symbol_put_addr(reg);
 	if (unreg)
-		symbol_put(nf_nat_ipv4_unregister_fn);
+		symbol_put_addr(unreg);
 	return err;
+}
+
+/* "" for ip_tables' tables (as before IPv6), "IPv6 " for ip6_tables' */
+static const char *family_prefix(const struct ebpf_xt_def *d)
+{
+	return d->fam->nfproto == NFPROTO_IPV6 ? "IPv6 " : "";
 }
 
 /* The table's hooks (xt_hook_ops_alloc()'s shape), registered in its
@@ -442,9 +387,9 @@ int ebpf_xt_hooks_register(struct ebpf_xt_slot *s)
 			continue;
 		ops[i].hook = strcmp(d->name, "mangle") ? ebpf_table_hook :
 							   ebpf_mangle_hook;
-		ops[i].pf = NFPROTO_IPV4;
+		ops[i].pf = d->fam->nfproto;
 		ops[i].hooknum = hook;
-		ops[i].priority = d->nat ? nat_priority(hook) : d->priority;
+		ops[i].priority = d->nat ? nat_priority(d, hook) : d->priority;
 		ops[i].priv = s;
 		i++;
 	}
@@ -460,11 +405,13 @@ int ebpf_xt_hooks_register(struct ebpf_xt_slot *s)
 	if (s->en->id != EBPF_NETNS_INIT)
 		return 0;	/* one line per table, not per container */
 	if (d->nat)
-		pr_info("%s table: own hooks through nf_nat (destination NAT at %d, source NAT at %d)\n",
-			d->name, NF_IP_PRI_NAT_DST, NF_IP_PRI_NAT_SRC);
+		pr_info("%s%s table: own hooks through nf_nat (destination NAT at %d, source NAT at %d)\n",
+			family_prefix(d), d->name,
+			nat_priority(d, NF_INET_PRE_ROUTING),
+			nat_priority(d, NF_INET_POST_ROUTING));
 	else
-		pr_info("%s table: own netfilter hooks (mask 0x%x), priority %d\n",
-			d->name, d->valid_hooks, d->priority);
+		pr_info("%s%s table: own netfilter hooks (mask 0x%x), priority %d\n",
+			family_prefix(d), d->name, d->valid_hooks, d->priority);
 	return 0;
 }
 
@@ -478,8 +425,8 @@ void ebpf_xt_hooks_unregister(struct ebpf_xt_slot *s)
 	if (s->nat_unregister) {
 		for (i = 0; i < n; i++)
 			s->nat_unregister(net, &s->ops[i]);
+		symbol_put_addr(s->nat_unregister);
 		s->nat_unregister = NULL;
-		symbol_put(nf_nat_ipv4_unregister_fn);
 	} else {
 		nf_unregister_net_hooks(net, s->ops, n);
 	}

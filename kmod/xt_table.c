@@ -3,16 +3,8 @@
  * Installing a table: the helper's EBPF_IOC_INSTALL (ctl.c).
  *
  * The helper validated the blob as translate_table() does and compiled
- * what it could; the module does not trust it any more than it trusts
- * iptables: the entries are checked again here with ip_tables' own steps
- * (net/ipv4/netfilter/ip_tables.c: check_entry_size_and_hooks,
- * mark_source_chains, find_check_entry), since the walk follows their
- * offsets.  Every match and target, compiled or not, is looked up and
- * checked by x_tables (xt_request_find_*, xt_check_*) as ip_tables checks
- * it, so a rule set ip_tables refuses is refused with its errno, and an
- * extension's side effects at check time (its module loaded, conntrack
- * enabled in the namespace, a hashlimit or recent table created) happen
- * as they would under ip_tables.
+ * what it could; the entries are checked again here (xt_translate.c),
+ * every extension looked up and checked by x_tables as ip_tables does.
  *
  * The switch is one pointer (the table's ebpf_xt_slot.live) under RCU: no
  * packet sees a mix of the old and new rule sets.  The old one's extension
@@ -47,367 +39,14 @@
 EBPF_IMPORT_BPF_NS();
 
 
-static bool unconditional(const struct ipt_entry *e)
-{
-	static const struct ipt_ip uncond;
-
-	return e->target_offset == sizeof(struct ipt_entry) &&
-	       memcmp(&e->ip, &uncond, sizeof(uncond)) == 0;
-}
-
-static bool ip_checkentry(const struct ipt_ip *ip)
-{
-	return !(ip->flags & ~IPT_F_MASK) && !(ip->invflags & ~IPT_INV_MASK);
-}
-
-static bool check_underflow(const struct ipt_entry *e)
-{
-	const struct xt_entry_target *t;
-	unsigned int verdict;
-
-	if (!unconditional(e))
-		return false;
-	t = ipt_get_target_c(e);
-	if (strcmp(t->u.user.name, XT_STANDARD_TARGET) != 0)
-		return false;
-	verdict = ((struct xt_standard_target *)t)->verdict;
-	verdict = -verdict - 1;
-	return verdict == NF_DROP || verdict == NF_ACCEPT;
-}
-
-static int check_entry_size_and_hooks(struct ipt_entry *e,
-				      struct ebpf_xt_table *t,
-				      const unsigned char *base,
-				      const unsigned char *limit,
-				      const struct ebpf_ctl_install *req)
-{
-	unsigned int h;
-	int err;
-
-	if ((unsigned long)e % __alignof__(struct ipt_entry) != 0 ||
-	    (unsigned char *)e + sizeof(struct ipt_entry) >= limit ||
-	    (unsigned char *)e + e->next_offset > limit)
-		return -EINVAL;
-	if (e->next_offset <
-	    sizeof(struct ipt_entry) + sizeof(struct xt_entry_target))
-		return -EINVAL;
-	if (!ip_checkentry(&e->ip))
-		return -EINVAL;
-	err = xt_check_entry_offsets(e, e->elems, e->target_offset,
-				     e->next_offset);
-	if (err)
-		return err;
-	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
-		if (!(req->valid_hooks & (1 << h)))
-			continue;
-		if ((unsigned char *)e - base == req->hook_entry[h])
-			t->hook_entry[h] = req->hook_entry[h];
-		if ((unsigned char *)e - base == req->underflow[h]) {
-			if (!check_underflow(e))
-				return -EINVAL;
-			t->underflow[h] = req->underflow[h];
-		}
-	}
-	e->counters = ((struct xt_counters) { 0, 0 });
-	e->comefrom = 0;
-	return 0;
-}
-
-/* ip_tables' mark_source_chains(): the hooks each rule is reached from
- * (comefrom), 0 if there are loops
- */
-static int mark_source_chains(struct ebpf_xt_table *t, void *entry0,
-			      unsigned int *offsets)
-{
-	unsigned int hook;
-
-	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
-		unsigned int pos = t->hook_entry[hook];
-		struct ipt_entry *e = entry0 + pos;
-
-		if (!(t->valid_hooks & (1 << hook)))
-			continue;
-		e->counters.pcnt = pos;
-		for (;;) {
-			const struct xt_standard_target *st =
-				(void *)ipt_get_target_c(e);
-			int visited = e->comefrom & (1 << hook);
-
-			if (e->comefrom & (1 << NF_INET_NUMHOOKS))
-				return 0;
-			e->comefrom |= (1 << hook) | (1 << NF_INET_NUMHOOKS);
-			if ((unconditional(e) &&
-			     strcmp(st->target.u.user.name,
-				    XT_STANDARD_TARGET) == 0 &&
-			     st->verdict < 0) || visited) {
-				unsigned int oldpos, size;
-
-				do {
-					e->comefrom ^= (1 << NF_INET_NUMHOOKS);
-					oldpos = pos;
-					pos = e->counters.pcnt;
-					e->counters.pcnt = 0;
-					if (pos == oldpos)
-						goto next;
-					e = entry0 + pos;
-				} while (oldpos == pos + e->next_offset);
-				size = e->next_offset;
-				e = entry0 + pos + size;
-				if (pos + size >= t->size)
-					return 0;
-				e->counters.pcnt = pos;
-				pos += size;
-			} else {
-				int newpos = st->verdict;
-
-				if (strcmp(st->target.u.user.name,
-					   XT_STANDARD_TARGET) == 0 &&
-				    newpos >= 0) {
-					if (!xt_find_jump_offset(offsets, newpos,
-								 t->number))
-						return 0;
-				} else {
-					newpos = pos + e->next_offset;
-					if (newpos >= t->size)
-						return 0;
-				}
-				e = entry0 + newpos;
-				e->counters.pcnt = pos;
-				pos = newpos;
-			}
-		}
-next:
-		continue;
-	}
-	return 1;
-}
-
-static void cleanup_match(struct xt_entry_match *m, struct net *net)
-{
-	struct xt_mtdtor_param par = {
-		.net = net,
-		.match = m->u.kernel.match,
-		.matchinfo = m->data,
-		.family = NFPROTO_IPV4,
-	};
-
-	if (par.match->destroy)
-		par.match->destroy(&par);
-	module_put(par.match->me);
-}
-
-static void cleanup_entry(struct ipt_entry *e, struct net *net,
-			  unsigned int nmatches, bool target)
-{
-	struct xt_entry_match *ematch;
-	struct xt_tgdtor_param par;
-	struct xt_entry_target *t;
-
-	xt_ematch_foreach(ematch, e) {
-		if (nmatches-- == 0)
-			break;
-		cleanup_match(ematch, net);
-	}
-	if (!target)
-		return;
-	t = ipt_get_target(e);
-	par.net = net;
-	par.target = t->u.kernel.target;
-	par.targinfo = t->data;
-	par.family = NFPROTO_IPV4;
-	if (par.target->destroy)
-		par.target->destroy(&par);
-	module_put(par.target->me);
-}
-
-static int find_check_entry(struct ipt_entry *e, struct net *net,
-			    const char *name)
-{
-	struct xt_mtchk_param mtpar = {
-		.net = net,
-		.table = name,
-		.entryinfo = &e->ip,
-		.hook_mask = e->comefrom,
-		.family = NFPROTO_IPV4,
-	};
-	struct xt_tgchk_param tgpar = {
-		.net = net,
-		.table = name,
-		.entryinfo = e,
-		.hook_mask = e->comefrom,
-		.family = NFPROTO_IPV4,
-	};
-	struct xt_entry_match *ematch;
-	struct xt_entry_target *t;
-	struct xt_target *target;
-	unsigned int j = 0;
-	int ret;
-
-	xt_ematch_foreach(ematch, e) {
-		struct xt_match *match;
-
-		match = xt_request_find_match(NFPROTO_IPV4, ematch->u.user.name,
-					      ematch->u.user.revision);
-		if (IS_ERR(match)) {
-			ret = PTR_ERR(match);
-			goto cleanup;
-		}
-		ematch->u.kernel.match = match;
-		mtpar.match = match;
-		mtpar.matchinfo = ematch->data;
-		ret = xt_check_match(&mtpar,
-				     ematch->u.match_size - sizeof(*ematch),
-				     e->ip.proto,
-				     e->ip.invflags & IPT_INV_PROTO);
-		if (ret) {
-			module_put(match->me);
-			goto cleanup;
-		}
-		j++;
-	}
-	t = ipt_get_target(e);
-	target = xt_request_find_target(NFPROTO_IPV4, t->u.user.name,
-					t->u.user.revision);
-	if (IS_ERR(target)) {
-		ret = PTR_ERR(target);
-		goto cleanup;
-	}
-	t->u.kernel.target = target;
-	tgpar.target = target;
-	tgpar.targinfo = t->data;
-	ret = xt_check_target(&tgpar, t->u.target_size - sizeof(*t),
-			      e->ip.proto, e->ip.invflags & IPT_INV_PROTO);
-	if (ret) {
-		module_put(target->me);
-		goto cleanup;
-	}
-	return 0;
-cleanup:
-	cleanup_entry(e, net, j, false);
-	return ret;
-}
-
-/* translate_table(): the checks, then every extension found and checked.
- * On failure nothing is held.
- */
-static int translate(struct ebpf_xt_table *t, const struct ebpf_ctl_install *req,
-		     const char *name)
-{
-	struct ipt_entry *iter;
-	unsigned int *offsets;
-	unsigned int i;
-	int ret = 0;
-
-	for (i = 0; i < NF_INET_NUMHOOKS; i++) {
-		t->hook_entry[i] = 0xFFFFFFFF;
-		t->underflow[i] = 0xFFFFFFFF;
-	}
-	offsets = xt_alloc_entry_offsets(t->number);
-	if (!offsets)
-		return -ENOMEM;
-	i = 0;
-	xt_entry_foreach(iter, t->entries, t->size) {
-		ret = check_entry_size_and_hooks(iter, t, t->entries,
-						 t->entries + t->size, req);
-		if (ret)
-			goto out_free;
-		if (i < t->number)
-			offsets[i] = (void *)iter - t->entries;
-		++i;
-		if (strcmp(ipt_get_target(iter)->u.user.name,
-			   XT_ERROR_TARGET) == 0)
-			++t->stacksize;
-	}
-	ret = -EINVAL;
-	if (i != t->number)
-		goto out_free;
-	{
-		struct xt_table_info info = { .size = t->size,
-					      .number = t->number };
-
-		memcpy(info.hook_entry, t->hook_entry, sizeof(info.hook_entry));
-		memcpy(info.underflow, t->underflow, sizeof(info.underflow));
-		ret = xt_check_table_hooks(&info, t->valid_hooks);
-		if (ret)
-			goto out_free;
-	}
-	if (!mark_source_chains(t, t->entries, offsets)) {
-		ret = -ELOOP;
-		goto out_free;
-	}
-	t->offsets = offsets;	/* kept: resume records are checked on it */
-
-	i = 0;
-	xt_entry_foreach(iter, t->entries, t->size) {
-		ret = find_check_entry(iter, t->net, name);
-		if (ret)
-			break;
-		++i;
-	}
-	if (ret) {
-		xt_entry_foreach(iter, t->entries, t->size) {
-			if (i-- == 0)
-				break;
-			cleanup_entry(iter, t->net, UINT_MAX, true);
-		}
-		return ret;
-	}
-	/* the ordinal is the counter slot (the walk's and the programs') */
-	i = 0;
-	xt_entry_foreach(iter, t->entries, t->size)
-		iter->counters.pcnt = i++;
-	return 0;
-out_free:
-	kvfree(offsets);
-	return ret;
-}
-
-/*
- * The entries written back as GET_ENTRIES shows them: ip_tables'
- * copy_entries_to_user(), with x_tables' own xt_match_to_user() and
- * xt_target_to_user() (each payload past its extension's usersize zeroed),
- * counters zero.  A failure leaves the helper's buffer half written; it
- * discards it with the refused install.
- */
-static int copy_entries_to_user(const struct ebpf_xt_table *t,
-				void __user *userptr)
-{
-	static const struct xt_counters zero;
-	const struct ipt_entry *e;
-	unsigned int off, i;
-
-	for (off = 0; off < t->size; off += e->next_offset) {
-		const struct xt_entry_match *m;
-
-		e = t->entries + off;
-		if (copy_to_user(userptr + off, e, sizeof(*e)) ||
-		    copy_to_user(userptr + off +
-				 offsetof(struct ipt_entry, counters),
-				 &zero, sizeof(zero)))
-			return -EFAULT;
-		for (i = sizeof(*e); i < e->target_offset;
-		     i += m->u.match_size) {
-			m = (const void *)e + i;
-			if (xt_match_to_user(m, userptr + off + i))
-				return -EFAULT;
-		}
-		if (xt_target_to_user(ipt_get_target_c(e),
-				      userptr + off + e->target_offset))
-			return -EFAULT;
-	}
-	return 0;
-}
-
 static void table_free(struct ebpf_xt_table *t, bool checked)
 {
-	struct ipt_entry *iter;
 	int h;
 
 	if (!t)
 		return;
 	if (checked)
-		xt_entry_foreach(iter, t->entries, t->size)
-			cleanup_entry(iter, t->net, UINT_MAX, true);
+		t->fam->cleanup(t);
 	for (h = 0; h < NF_INET_NUMHOOKS; h++)
 		if (t->prog[h])
 			bpf_prog_put(t->prog[h]);
@@ -481,8 +120,6 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	struct bpf_prog *carrier = NULL;
 	int ret;
 
-	if (req->family != NFPROTO_IPV4)
-		return -EINVAL;
 	if (req->maps_prog_fd >= 0) {
 		carrier = bpf_prog_get_type_dev(req->maps_prog_fd,
 						BPF_PROG_TYPE_SCHED_CLS, false);
@@ -493,47 +130,6 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 	if (carrier)
 		bpf_prog_put(carrier);
 	return ret;
-}
-
-/* Is @m's user-visible payload the same in @a and @b (checked entries)? */
-static bool same_ext(const struct xt_entry_match *a,
-		     const struct xt_entry_match *b, const void *ext,
-		     unsigned int usersize)
-{
-	unsigned int len = a->u.match_size - sizeof(*a);
-
-	if (a->u.match_size != b->u.match_size || a->u.kernel.match != ext)
-		return false;
-	/* past usersize: the kernel's own state (a limit's master, ...) */
-	if (usersize && usersize < len)
-		len = usersize;
-	return !memcmp(a->data, b->data, len);
-}
-
-/* The same rule: same header, matches and target (as the user gave them). */
-static bool same_rule(const struct ipt_entry *a, const struct ipt_entry *b)
-{
-	const struct xt_entry_target *ta, *tb;
-	unsigned int off;
-
-	if (a->target_offset != b->target_offset ||
-	    a->next_offset != b->next_offset ||
-	    memcmp(&a->ip, &b->ip, sizeof(a->ip)))
-		return false;
-	for (off = sizeof(*a); off < a->target_offset;) {
-		const struct xt_entry_match *ma = (const void *)a + off;
-		const struct xt_entry_match *mb = (const void *)b + off;
-
-		if (!same_ext(ma, mb, mb->u.kernel.match,
-			      mb->u.kernel.match->usersize))
-			return false;
-		off += ma->u.match_size;
-	}
-	ta = ipt_get_target_c(a);
-	tb = ipt_get_target_c(b);
-	/* the target's header has the match's layout */
-	return same_ext((const void *)ta, (const void *)tb,
-			tb->u.kernel.target, tb->u.kernel.target->usersize);
 }
 
 static void carry(const struct ebpf_xt_table *from, unsigned int i,
@@ -557,14 +153,16 @@ static void adopt_counters(const struct ebpf_xt_table *old,
 	unsigned int head = 0, tail = 0, n = min(old->number, new->number);
 
 	while (head < n &&
-	       same_rule(old->entries + old->offsets[head],
-			 new->entries + new->offsets[head])) {
+	       new->fam->same_rule(old->entries + old->offsets[head],
+				   new->entries + new->offsets[head])) {
 		carry(old, head, new, head);
 		head++;
 	}
 	while (tail < n - head &&
-	       same_rule(old->entries + old->offsets[old->number - 1 - tail],
-			 new->entries + new->offsets[new->number - 1 - tail])) {
+	       new->fam->same_rule(old->entries +
+				   old->offsets[old->number - 1 - tail],
+				   new->entries +
+				   new->offsets[new->number - 1 - tail])) {
 		carry(old, old->number - 1 - tail, new, new->number - 1 - tail);
 		tail++;
 	}
@@ -618,13 +216,37 @@ static void nat_request(const struct ebpf_xt_slot *slot)
 
 	if (!slot->def->nat || slot->ops)
 		return;
-	reg = symbol_request(nf_nat_ipv4_register_fn);
+	if (slot->def->fam->nfproto == NFPROTO_IPV6)
+		reg = symbol_request(nf_nat_ipv6_register_fn);
+	else
+		reg = symbol_request(nf_nat_ipv4_register_fn);
 	if (reg)
-		symbol_put(nf_nat_ipv4_register_fn);
+		symbol_put_addr(reg);
+}
+
+/*
+ * The family an install's entries are of, or NULL: IPv6 only while the
+ * module serves it (the ipv6 parameter), and walked only: no program
+ * decides an IPv6 hook yet.
+ */
+static const struct ebpf_xt_family *
+install_family(const struct ebpf_ctl_install *req)
+{
+	unsigned int h;
+
+	if (req->family == NFPROTO_IPV4)
+		return &ebpf_xt_ipv4;
+	if (req->family != NFPROTO_IPV6 || !serve_ipv6)
+		return NULL;
+	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+		if (req->prog_fd[h] >= 0)
+			return NULL;
+	return &ebpf_xt_ipv6;
 }
 
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
+	const struct ebpf_xt_family *fam;
 	struct ebpf_xt_table *t, *old;
 	struct ebpf_xt_slot *slot;
 	struct ebpf_net *en;
@@ -635,22 +257,25 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	if (req->size != sizeof(*req) ||
 	    (req->flags & ~(EBPF_INSTALL_F_RESUME | EBPF_INSTALL_F_ADOPT)))
 		return -EINVAL;
+	fam = install_family(req);
+	if (!fam)
+		return -EINVAL;
 	idx = table_named(req->name);
 	if (idx < 0)
 		return idx;
 	/* __do_replace()'s "You lied!" */
-	if (req->valid_hooks != ebpf_xt_defs[idx].valid_hooks)
+	if (req->valid_hooks != ebpf_xt_defs[fam->index][idx].valid_hooks)
 		return -EINVAL;
 	if (!req->entries_size || req->entries_size > max_table_bytes ||
 	    !req->num_entries ||
-	    req->num_entries > req->entries_size / sizeof(struct ipt_entry))
+	    req->num_entries > req->entries_size / fam->entry_size)
 		return -EINVAL;
 	net = ebpf_net_get_by_id(req->netns);
 	if (!net)
 		return -ESRCH;
 	en = ebpf_net(net);
-	slot = &en->slots[idx];
-	ret = ebpf_net_budget_check(en, idx, req->entries_size);
+	slot = &en->slots[fam->index][idx];
+	ret = ebpf_net_budget_check(en, fam->index, idx, req->entries_size);
 	if (ret)
 		goto put_net;
 
@@ -658,6 +283,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	t = kzalloc(sizeof(*t), GFP_KERNEL);
 	if (!t)
 		goto put_net;
+	t->fam = fam;
 	t->net = net;
 	t->size = req->entries_size;
 	t->number = req->num_entries;
@@ -671,7 +297,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = take_bpf_objects(t, req);
 	if (ret)
 		goto out;
-	ret = translate(t, req, slot->def->name);
+	ret = fam->translate(t, req, slot->def->name);
 	if (ret)
 		goto out;
 	checked = true;
@@ -680,7 +306,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 				sizeof(*t->jumpstack), GFP_KERNEL);
 	if (!t->jumpstack)
 		goto out;
-	ret = copy_entries_to_user(t, u64_to_user_ptr(req->entries));
+	ret = fam->copy_entries_to_user(t, u64_to_user_ptr(req->entries));
 	if (ret)
 		goto out;
 	nat_request(slot);
@@ -694,9 +320,9 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 		}
 	}
 	if (!slot->age)
-		slot->age = ++en->tables_made;
+		slot->age = ++en->tables_made[fam->index];
 	old = rcu_replace_pointer(slot->live, t, lockdep_is_held(&en->lock));
-	ebpf_net_budget_charge(en, idx, t->size);
+	ebpf_net_budget_charge(en, fam->index, idx, t->size);
 	mutex_unlock(&en->lock);
 	ret = 0;
 	wait_for_readers();
@@ -712,68 +338,76 @@ put_net:
 }
 
 /*
- * The name of the table of @en installed @n-th most recently for the
- * first time (0: the newest), or NULL: /proc/net/ip_tables_names lists
- * them so, as x_tables lists its tables (xt_register_table() adds at the
- * head).
+ * The name of the table of @en and family @fam installed @n-th most
+ * recently for the first time (0: the newest), or NULL:
+ * /proc/net/ip_tables_names (ip6_tables_names) lists them so, as x_tables
+ * lists its tables (xt_register_table() adds at the head).
  */
-const char *ebpf_xt_table_by_age(struct ebpf_net *en, unsigned int n)
+const char *ebpf_xt_table_by_age(struct ebpf_net *en, enum ebpf_xt_fam fam,
+				 unsigned int n)
 {
+	const struct ebpf_xt_slot *slots = en->slots[fam];
 	const char *name = NULL;
 	unsigned int i;
 
 	mutex_lock(&en->lock);
 	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		if (en->slots[i].age && en->slots[i].age == en->tables_made - n)
-			name = en->slots[i].def->name;
+		if (slots[i].age && slots[i].age == en->tables_made[fam] - n)
+			name = slots[i].def->name;
 	mutex_unlock(&en->lock);
 	return name;
 }
 
 void ebpf_xt_net_init(struct ebpf_net *en)
 {
-	unsigned int i;
+	unsigned int f, i;
 
 	mutex_init(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		en->slots[i].def = &ebpf_xt_defs[i];
-		en->slots[i].en = en;
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++) {
+		for (i = 0; i < EBPF_XT_NTABLES; i++) {
+			en->slots[f][i].def = &ebpf_xt_defs[f][i];
+			en->slots[f][i].en = en;
+		}
 	}
 }
 
 /* The namespace is going: no packet reaches its tables after this. */
 void ebpf_xt_net_unhook(struct ebpf_net *en)
 {
-	unsigned int i;
+	unsigned int f, i;
 
 	mutex_lock(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		ebpf_xt_hooks_unregister(&en->slots[i]);	/* waits for packets */
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++)
+		for (i = 0; i < EBPF_XT_NTABLES; i++)	/* waits for packets */
+			ebpf_xt_hooks_unregister(&en->slots[f][i]);
 	mutex_unlock(&en->lock);
 }
 
 /* ... and its tables are freed, their extensions destroyed in it. */
 void ebpf_xt_net_free(struct ebpf_net *en)
 {
-	struct ebpf_xt_table *old[EBPF_XT_NTABLES];
-	unsigned int i;
+	struct ebpf_xt_table *old[EBPF_XT_NFAMILIES][EBPF_XT_NTABLES];
+	unsigned int f, i;
 
 	mutex_lock(&en->lock);
-	for (i = 0; i < EBPF_XT_NTABLES; i++) {
-		struct ebpf_xt_slot *s = &en->slots[i];
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++) {
+		for (i = 0; i < EBPF_XT_NTABLES; i++) {
+			struct ebpf_xt_slot *s = &en->slots[f][i];
 
-		ebpf_xt_hooks_unregister(s);	/* unhooked already, normally */
-		old[i] = rcu_replace_pointer(s->live, NULL,
-					     lockdep_is_held(&en->lock));
-		s->age = 0;
+			ebpf_xt_hooks_unregister(s);	/* done, normally */
+			old[f][i] = rcu_replace_pointer(s->live, NULL,
+						lockdep_is_held(&en->lock));
+			s->age = 0;
+		}
+		en->tables_made[f] = 0;
 	}
-	en->tables_made = 0;
 	mutex_unlock(&en->lock);
 	/* no synchronize_net(): the pernet core synchronized RCU between the
 	 * pre_exit that unhooked them and this exit
 	 */
-	for (i = 0; i < EBPF_XT_NTABLES; i++)
-		table_free(old[i], true);
+	for (f = 0; f < EBPF_XT_NFAMILIES; f++)
+		for (i = 0; i < EBPF_XT_NTABLES; i++)
+			table_free(old[f][i], true);
 }
 
 int __init ebpf_xt_init(void)

@@ -93,6 +93,9 @@ static int handle_hello(const struct ebpf_msg_hdr *hdr, const struct buf *in)
 	h.proto_version = 0xbad;
 #endif
 	h.features = EBPF_FEAT_IPT_FILTER | EBPF_FEAT_BPF_ENFORCE;
+	/* ip6_tables' tables: where the module walks them (kmod) */
+	if (enforce_kernel_checks())
+		h.features |= EBPF_FEAT_IP6T;
 	h.pid = getpid();
 	snprintf(h.version, sizeof(h.version), "%s", EBPFILTER_VERSION);
 	snprintf(h.mechanism, sizeof(h.mechanism), "%s", mechanism);
@@ -127,28 +130,30 @@ static int backend_commit(void *ctx, const struct ipt_table_view *t,
 	return r;
 }
 
-static int backend_read_counters(void *ctx, uint64_t netns, unsigned int index,
+static int backend_read_counters(void *ctx, uint64_t netns,
+				 unsigned int family, unsigned int index,
 				 struct xt_counters *c, unsigned int n)
 {
 	(void)ctx;
-	return enforce_read_counters(netns, index, c, n);
+	return enforce_read_counters(netns, family, index, c, n);
 }
 
 static int backend_read_retired_counters(void *ctx, uint64_t netns,
+					 unsigned int family,
 					 unsigned int index,
 					 struct xt_counters *c, unsigned int n)
 {
 	(void)ctx;
-	return enforce_read_retired_counters(netns, index, c, n);
+	return enforce_read_retired_counters(netns, family, index, c, n);
 }
 
 static int backend_restore_counters(void *ctx, uint64_t netns,
-				    unsigned int index, struct xt_counters *c,
-				    unsigned int n)
+				    unsigned int family, unsigned int index,
+				    struct xt_counters *c, unsigned int n)
 {
 	const struct request_ctx *req = ctx;
-	int r = enforce_read_parked_counters(netns, index, req->restore_id,
-					     c, n);
+	int r = enforce_read_parked_counters(netns, family, index,
+					     req->restore_id, c, n);
 
 	return r < 0 ? r : 0;
 }
@@ -177,6 +182,8 @@ static const struct ipt_backend_ops enforce_backend = {
 	.read_retired_counters = backend_read_retired_counters,
 	.restore_counters = backend_restore_counters,
 	.kernel_checks = backend_kernel_checks,
+	/* the module walks what it checks: ip6_tables' tables too */
+	.ipv6 = backend_kernel_checks,
 	.tables = backend_tables,
 	/* the kmod mechanism: the module's hooks are per namespace */
 	.namespaces = backend_kernel_checks,
@@ -214,8 +221,7 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	bool changed = false;
 	int status;
 
-	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so) ||
-	    so->family != NFPROTO_IPV4)
+	if (in->len < sizeof(*so) || so->in_len != in->len - sizeof(*so))
 		return channel_reply(hdr, -EINVAL, NULL, 0);
 	data = in->data + sizeof(*so);
 	buf_reset(&reply);
@@ -223,7 +229,8 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 		 so->optname == IPT_SO_SET_ADD_COUNTERS ? PH_ADDCTR :
 		 PH_VALIDATE);
 
-	status = ipt_use_netns(so->netns);
+	/* -EINVAL for a family neither ip_tables' nor ip6_tables' */
+	status = ipt_use_netns(so->netns, so->family);
 	if (status)
 		return channel_reply(hdr, status, NULL, 0);
 	if (hdr->type == EBPF_MSG_SOCKOPT_GET)

@@ -43,28 +43,33 @@ static void write_seed(const struct buf *seq)
 	}
 }
 
+/* the fuzzer's OP_IPV6: the request is served in the IPv6 tables */
+#define OP_IPV6	0x80
+
 /* REPLACE @t, read it back, add counters, count packets, restore. */
 static void seed_table(struct tb *t)
 {
+	int fam = t->ip6 ? OP_IPV6 : 0;
+
 	struct buf seq = { 0 }, p = { 0 };
 	struct ipt_get_entries g = { .name = "filter" };
 	unsigned char pkt[8] = { 1 };
 
 	tb_replace(t, &p, "filter", FILTER_HOOKS, 4);
-	put(&seq, 0, 0x07, &p);
+	put(&seq, fam | 0, 0x07, &p);
 	write_seed(&seq);
 
 	buf_reset(&p);
 	buf_append(&p, &g, sizeof(g));
-	put(&seq, 3, 0x09, &p);
+	put(&seq, fam | 3, 0x09, &p);
 	tb_counters(&p, "filter", t->num_entries, 5, 500);
-	put(&seq, 1, 0x05, &p);
+	put(&seq, fam | 1, 0x05, &p);
 	buf_reset(&p);
 	buf_append(&p, pkt, sizeof(pkt));
 	put(&seq, 7, 0, &p);
 	/* a second replace of the same table (libiptc's -Z) */
 	tb_replace(t, &p, "filter", FILTER_HOOKS, t->num_entries);
-	put(&seq, 0, 0x07, &p);
+	put(&seq, fam | 0, 0x07, &p);
 	write_seed(&seq);
 	buf_free(&seq);
 	buf_free(&p);
@@ -173,6 +178,14 @@ int main(int argc, char **argv)
 	tb_std(&t, V_QUEUE);
 	tb_chain_end(&t);
 	tb_finish(&t);
+	seed_table(&t);
+	tb_free(&t);
+
+	/* ip6_tables: the initial table, and the notes' (tb_notes6()) */
+	tb_filter_initial6(&t);
+	seed_table(&t);
+	tb_free(&t);
+	tb_notes6(&t);
 	seed_table(&t);
 	tb_free(&t);
 

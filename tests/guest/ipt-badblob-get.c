@@ -21,7 +21,7 @@ int add_counters(const char *table, unsigned int n, socklen_t len,
 	int err;
 
 	tb_counters(&req, table, n, pcnt, pcnt * 100);
-	err = setsockopt(sock, SOL_IP, IPT_SO_SET_ADD_COUNTERS, req.data,
+	err = setsockopt(sock, sol, IPT_SO_SET_ADD_COUNTERS, req.data,
 			 len ? len : req.len) ? errno : 0;
 	buf_free(&req);
 	return err;
@@ -75,7 +75,7 @@ void run_get_cases(void)
 #define GET(label, sz, l) do {						\
 		ge.g.size = (sz);					\
 		len = (l);						\
-		report(label, getsockopt(sock, SOL_IP, IPT_SO_GET_ENTRIES, \
+		report(label, getsockopt(sock, sol, IPT_SO_GET_ENTRIES, \
 					 &ge, &len) ? errno : 0);	\
 	} while (0)
 	GET("get_entries_ok", size, sizeof(ge.g) + size);
@@ -92,6 +92,14 @@ void run_get_cases(void)
 #undef GET
 }
 
+/* The revision queries' option names: IPv6's are two further on. */
+static int revision_opt(bool target)
+{
+	if (sol == SOL_IPV6)
+		return target ? IP6T_SO_GET_REVISION_TARGET : IP6T_SO_GET_REVISION_MATCH;
+	return target ? IPT_SO_GET_REVISION_TARGET : IPT_SO_GET_REVISION_MATCH;
+}
+
 static void revision(const char *name, int rev, bool target)
 {
 	struct xt_get_revision r;
@@ -101,8 +109,7 @@ static void revision(const char *name, int rev, bool target)
 	memset(&r, 0, sizeof(r));
 	snprintf(r.name, sizeof(r.name), "%s", name);
 	r.revision = rev;
-	ret = getsockopt(sock, SOL_IP, target ? IPT_SO_GET_REVISION_TARGET :
-			 IPT_SO_GET_REVISION_MATCH, &r, &len);
+	ret = getsockopt(sock, sol, revision_opt(target), &r, &len);
 	printf("revision_%s_%s_%d: %s\n", target ? "target" : "match",
 	       name[0] ? name : "standard", rev, ret < 0 ? err_name(errno) : "ok");
 }
@@ -118,6 +125,12 @@ void run_revision_cases(void)
 		{ "conntrack", 4 }, { "state", 0 }, { "state", 1 },
 		{ "nosuchmatch", 0 },
 	};
+	/* IPv6's own matches, asked through SOL_IPV6 only */
+	static const struct { const char *n; int rev; } m6[] = {
+		{ "icmp6", 0 }, { "icmp6", 1 }, { "rt", 0 }, { "frag", 0 },
+		{ "hbh", 0 }, { "dst", 0 }, { "ipv6header", 0 }, { "hl", 0 },
+		{ "eui64", 0 }, { "mh", 0 },
+	};
 	static const struct { const char *n; int rev; } t[] = {
 		{ "", 0 }, { "", 1 }, { "ERROR", 0 }, { "ERROR", 1 },
 		{ "NOSUCHTARGET", 0 },
@@ -128,9 +141,15 @@ void run_revision_cases(void)
 
 	for (i = 0; i < sizeof(m) / sizeof(m[0]); i++)
 		revision(m[i].n, m[i].rev, false);
+	for (i = 0; sol == SOL_IPV6 && i < sizeof(m6) / sizeof(m6[0]); i++)
+		revision(m6[i].n, m6[i].rev, false);
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
 		revision(t[i].n, t[i].rev, true);
+	if (sol == SOL_IPV6) {
+		revision("REJECT", 0, true);
+		revision("REJECT", 1, true);
+	}
 	printf("revision_len_short: %s\n",
-	       getsockopt(sock, SOL_IP, IPT_SO_GET_REVISION_MATCH, &r, &len) < 0 ?
+	       getsockopt(sock, sol, revision_opt(false), &r, &len) < 0 ?
 	       err_name(errno) : "ok");
 }

@@ -20,10 +20,14 @@
  * extension must be unknown ("nat" would load iptable_nat, "limit" xt_limit).
  * The tables beside filter (nat, mangle, raw, security) have cases of
  * their own, run last (ipt-badblob-tables.c, run_table_cases()).
+ *
+ * ipt-badblob -6: the same through the IPv6 sockopts (SOL_IPV6, IP6T_SO_*,
+ * whatever serves ip6_tables'), with ip6_tables blobs (ipt-badblob-ip6.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,6 +49,7 @@
 #include "ipt-badblob.h"
 
 int sock;
+int sol = SOL_IP;	/* the sockopt level: SOL_IPV6 with -6 */
 static struct buf baseline;	/* GET_ENTRIES of the installed table */
 static unsigned int base_entries;
 static void (*base_build)(struct tb *t);
@@ -63,7 +68,7 @@ int get_info(const char *name, struct ipt_getinfo *info, socklen_t len)
 {
 	memset(info, 0, sizeof(*info));
 	snprintf(info->name, sizeof(info->name), "%s", name);
-	return getsockopt(sock, SOL_IP, IPT_SO_GET_INFO, info, &len) ? errno : 0;
+	return getsockopt(sock, sol, IPT_SO_GET_INFO, info, &len) ? errno : 0;
 }
 
 /* Table @table's entries, counters zeroed; 0 or errno. */
@@ -84,18 +89,30 @@ int read_named(const char *table, struct buf *out)
 		return ENOMEM;
 	snprintf(g->name, sizeof(g->name), "%s", table);
 	g->size = info.size;
-	if (getsockopt(sock, SOL_IP, IPT_SO_GET_ENTRIES, g, &len)) {
+	if (getsockopt(sock, sol, IPT_SO_GET_ENTRIES, g, &len)) {
 		err = errno;
 		free(g);
 		return err;
 	}
 	for (off = 0; off < g->size;) {
-		struct ipt_entry *e = (void *)((char *)g->entrytable + off);
+		unsigned char *e = (unsigned char *)g->entrytable + off;
+		uint16_t next;
 
-		memset(&e->counters, 0, sizeof(e->counters));
-		if (e->next_offset == 0)
+		/* the heads differ in size, the fields are in the same order */
+		if (sol == SOL_IPV6) {
+			memset(e + offsetof(struct ip6t_entry, counters), 0,
+			       sizeof(struct xt_counters));
+			memcpy(&next, e + offsetof(struct ip6t_entry, next_offset),
+			       sizeof(next));
+		} else {
+			memset(e + offsetof(struct ipt_entry, counters), 0,
+			       sizeof(struct xt_counters));
+			memcpy(&next, e + offsetof(struct ipt_entry, next_offset),
+			       sizeof(next));
+		}
+		if (next == 0)
 			break;
-		off += e->next_offset;
+		off += next;
 	}
 	buf_reset(out);
 	buf_append(out, g->entrytable, g->size);
@@ -149,7 +166,7 @@ int send_replace(struct buf *req, socklen_t len)
 			     sizeof(*old));
 		r->counters = r->num_counters < 100000 ? old : NULL;
 	}
-	err = setsockopt(sock, SOL_IP, IPT_SO_SET_REPLACE, req->data, len) ?
+	err = setsockopt(sock, sol, IPT_SO_SET_REPLACE, req->data, len) ?
 		errno : 0;
 	if (old)
 		r->counters = NULL;
@@ -157,7 +174,7 @@ int send_replace(struct buf *req, socklen_t len)
 	return err;
 }
 
-static int install(void (*build)(struct tb *t), const char *label)
+int install(void (*build)(struct tb *t), const char *label)
 {
 	struct buf req = { 0 };
 	struct tb t;
@@ -643,10 +660,7 @@ static void k_mark_rev9(struct buf *q)
 	one_target(q, &ip_any, "MARK", 9, zeros, 8);
 }
 
-static const struct {
-	const char *name;
-	void (*mutate)(struct buf *req);
-} replace_cases[] = {
+static const struct blob_case replace_cases[] = {
 #define C(n) { #n, m_##n }
 	C(none), C(next_small), C(next_zero), C(next_unaligned),
 	C(next_past_end), C(truncated_blob), C(ip_flags), C(ip_invflags),
@@ -686,27 +700,29 @@ static const struct {
 #undef K
 };
 
-static void run_replace_cases(void)
+void run_blob_cases(const struct blob_case *cases, unsigned int n,
+		    void (*build)(struct tb *t), const char *prefix,
+		    void (*skip)(struct buf *req))
 {
 	unsigned int i;
 
-	for (i = 0; i < sizeof(replace_cases) / sizeof(replace_cases[0]); i++) {
+	for (i = 0; i < n; i++) {
 		struct buf req = { 0 };
 		struct tb t;
 		int err;
 
-		if (no_ct() && replace_cases[i].mutate == x_any_conntrack)
+		if (cases[i].mutate == skip)
 			continue;
-		tb_notes(&t);
+		build(&t);
 		tb_replace(&t, &req, "filter", FILTER_HOOKS, cur_entries());
-		replace_cases[i].mutate(&req);
+		cases[i].mutate(&req);
 		err = send_replace(&req, req.len);
 		if (!err) {
 			/* accepted: the table must now be the one sent */
 			struct buf now = { 0 };
 
 			read_table(&now);
-			printf("replace_%s: ok, now %u entries", replace_cases[i].name,
+			printf("%s%s: ok, now %u entries", prefix, cases[i].name,
 			       cur_entries());
 			printf(", entries hash %016llx\n", (unsigned long long)
 			       fnv1a(now.data, now.len));
@@ -715,8 +731,7 @@ static void run_replace_cases(void)
 		} else {
 			char name[96];
 
-			snprintf(name, sizeof(name), "replace_%s",
-				 replace_cases[i].name);
+			snprintf(name, sizeof(name), "%s%s", prefix, cases[i].name);
 			report(name, err);
 		}
 		buf_free(&req);
@@ -724,13 +739,19 @@ static void run_replace_cases(void)
 	}
 }
 
-/* optlen lies about the buffer */
-static void run_length_cases(void)
+static void run_replace_cases(void)
+{
+	run_blob_cases(replace_cases, sizeof(replace_cases) / sizeof(replace_cases[0]),
+		       tb_notes, "replace_", no_ct() ? x_any_conntrack : NULL);
+}
+
+/* optlen lies about the buffer (a request of the installed table) */
+void run_length_cases(void)
 {
 	struct buf req = { 0 };
 	struct tb t;
 
-	tb_notes(&t);
+	base_build(&t);
 	tb_replace(&t, &req, "filter", FILTER_HOOKS, cur_entries());
 	report("replace_optlen_header_short", send_replace(&req, 95));
 	report("replace_optlen_zero", send_replace(&req, 0));
@@ -741,12 +762,18 @@ static void run_length_cases(void)
 	tb_free(&t);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
-	sock = socket(AF_INET, SOCK_RAW, IPPROTO_RAW);
+	bool v6 = argc > 1 && !strcmp(argv[1], "-6");
+
+	sock = socket(v6 ? AF_INET6 : AF_INET, SOCK_RAW, IPPROTO_RAW);
 	if (sock < 0) {
 		perror("socket");
 		return 1;
+	}
+	if (v6) {
+		sol = SOL_IPV6;
+		return run_ip6_cases();
 	}
 	/* a failure of the first is an answer to compare, of the second fatal */
 	install(tb_rich, "table_rich");

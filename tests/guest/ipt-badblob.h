@@ -11,8 +11,9 @@
 
 #include "ipt_builder.h"
 
-/* the raw socket the requests go through */
+/* the raw socket the requests go through, and their sockopt level */
 extern int sock;
+extern int sol;
 
 /* "ok", or the errno's name */
 const char *err_name(int err);
@@ -29,6 +30,24 @@ int send_replace(struct buf *req, socklen_t len);
 unsigned int cur_entries(void);
 /* "NAME: errno intact|CHANGED" for a case on the filter table */
 void report(const char *name, int err);
+/* SET_REPLACE of the filter table @build makes, which later cases'
+ * "intact" compares with; 0 or errno (printed as LABEL's line) */
+int install(void (*build)(struct tb *t), const char *label);
+/* A SET_REPLACE case: a mutation of the request for the installed table */
+struct blob_case {
+	const char *name;
+	void (*mutate)(struct buf *req);
+};
+/*
+ * Each case of @cases on a request of the table @build makes (the one
+ * installed), but the case whose mutation is @skip: "PREFIXNAME: errno
+ * intact|CHANGED", or the table's hash when the kernel took it.
+ */
+void run_blob_cases(const struct blob_case *cases, unsigned int n,
+		    void (*build)(struct tb *t), const char *prefix,
+		    void (*skip)(struct buf *req));
+/* optlen cases: SET_REPLACE of the installed table with optlen lies */
+void run_length_cases(void);
 
 /* ipt-badblob-get.c: ADD_COUNTERS of @n counters of @pcnt packets each
  * to @table with optlen @len (0 or errno); a GET_INFO answer printed */
@@ -43,5 +62,8 @@ void run_counter_cases(void);
 
 /* ipt-badblob-tables.c */
 void run_table_cases(void);
+
+/* ipt-badblob-ip6.c: every case of ipt-badblob -6; the exit status */
+int run_ip6_cases(void);
 
 #endif

@@ -7,18 +7,26 @@
 # mangle, raw, security) gets the layout, counter and GET_ENTRIES cases,
 # and the tables' targets are tried where they are and are not allowed.
 # The harness checks dmesg for WARN/BUG.
+# IPT_FAMILY=6 (ip6-badblob.sh): ipt-badblob -6, the IPv6 cases through
+# SOL_IPV6, ip6_tables against ebpfilter with ipv6=1.
+# IPT_BOTH_IP_TABLES=1 (run-guest --env): the reference twice.
 # run-all-tier: smoke
 . tests/guest/ipt-lib.sh
 
 bin=$IPT_BADBLOB
 [ -x "$bin" ] || fail "no $bin: build it on the host (make -C tests tools)"
+test_name=ipt-badblob bin_args=
+if [ "$IPT_FAMILY" = 6 ]; then
+	test_name=ip6-badblob bin_args=-6
+	[ "${IPT_BOTH_IP_TABLES:-}" = 1 ] || ipt6_require_module
+fi
 
 # Where ebpfilter refuses state/conntrack, both backends get tables
 # without them (ipt-refusals.sh tests the refusal).
 ebpf_has_ct || export IPT_BADBLOB_NO_CT=1
 
 run_badblob() {
-	"$bin" >"$IPT_OUT/badblob.$1" && return
+	"$bin" $bin_args >"$IPT_OUT/badblob.$1" && return
 	cat "$IPT_OUT/badblob.$1"
 	fail "ipt-badblob failed on $1"
 }
@@ -26,11 +34,18 @@ run_badblob() {
 use_ip_tables
 run_badblob ip_tables
 leave_ip_tables
-use_ebpfilter
-run_badblob ebpfilter
-modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+if [ "${IPT_BOTH_IP_TABLES:-}" = 1 ]; then
+	note "IPT_BOTH_IP_TABLES=1: the second run is $IPT_CORE again, not ebpfilter"
+	use_ip_tables
+	run_badblob ebpfilter
+	leave_ip_tables
+else
+	use_ebpfilter
+	run_badblob ebpfilter
+	modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+fi
 
-echo "--- answers of ip_tables (the reference)"
+echo "--- answers of $IPT_CORE (the reference)"
 cat "$IPT_OUT/badblob.ip_tables"
 cases=$(grep -c '' "$IPT_OUT/badblob.ip_tables")
 if ! diff -u "$IPT_OUT/badblob.ip_tables" "$IPT_OUT/badblob.ebpfilter"; then
@@ -39,4 +54,4 @@ fi
 if grep -q CHANGED "$IPT_OUT/badblob.ebpfilter"; then
 	fail "a failed request changed the table"
 fi
-echo "PASS ipt-badblob: $cases answers identical"
+echo "PASS $test_name: $cases answers identical"

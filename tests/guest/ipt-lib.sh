@@ -3,9 +3,24 @@
 # guest between the kernel's ip_tables and ebpfilter, and running scripted
 # iptables-legacy sessions whose transcripts are compared.  Sourced; runs
 # as root inside a QEMU guest only.
+#
+# IPT_FAMILY=6 (set before sourcing; default 4) switches every helper to
+# IPv6: ip6tables-legacy, ip6_tables and its ip6table_* tables,
+# /proc/net/ip6_tables_names, and ebpfilter loaded with ipv6=1.
 . tests/guest/lib-ebpfilter.sh
 
-IPT=iptables-legacy
+IPT_FAMILY=${IPT_FAMILY:-4}
+if [ "$IPT_FAMILY" = 6 ]; then
+	IPT=ip6tables-legacy
+	IPT_CORE=ip6_tables	# the kernel's module; its tables: ip6table_*
+	IPT_TABLE_MOD=ip6table
+	IPT_NAMES=/proc/net/ip6_tables_names
+else
+	IPT=iptables-legacy
+	IPT_CORE=ip_tables
+	IPT_TABLE_MOD=iptable
+	IPT_NAMES=/proc/net/ip_tables_names
+fi
 IPT_OUT=${IPT_OUT:-/tmp/ipt-test}
 IPT_BADBLOB=${IPT_BADBLOB:-build/tests/ipt-badblob}
 mkdir -p "$IPT_OUT"
@@ -20,18 +35,19 @@ ipt_reset() {
 use_ip_tables() {
 	lsmod | grep -q '^ebpfilter ' && fail "ebpfilter is loaded; ip_tables first"
 	modindex_install	# the build's index snapshot, not the host's live one
-	modprobe ip_tables && modprobe iptable_filter || fail "cannot load ip_tables"
-	note "backend: ip_tables"
+	modprobe $IPT_CORE && modprobe ${IPT_TABLE_MOD}_filter ||
+		fail "cannot load $IPT_CORE"
+	note "backend: $IPT_CORE"
 }
 
 # Back to empty tables: the filter table as ipt_reset does, and every other
-# table the netns has (/proc/net/ip_tables_names: nat, mangle, raw,
-# security, once something used them) flushed, its user chains deleted,
+# table the netns has ($IPT_NAMES: nat, mangle, raw, security, once
+# something used them) flushed, its user chains deleted,
 # its counters zeroed and its built-in chains' policies ACCEPT.
 ipt_reset_all() {
 	local t c
 	ipt_reset || return 1
-	for t in $(cat /proc/net/ip_tables_names 2>/dev/null); do
+	for t in $(cat $IPT_NAMES 2>/dev/null); do
 		[ "$t" = filter ] && continue
 		$IPT -w -t "$t" -F && $IPT -w -t "$t" -X && $IPT -w -t "$t" -Z || return 1
 		for c in $($IPT -w -t "$t" -S | awk '$1 == "-P" { print $2 }'); do
@@ -43,16 +59,18 @@ ipt_reset_all() {
 # Empty tables drop the iptable_* modules' extra module references, so all
 # can go: iptable_nat, iptable_mangle, iptable_raw and iptable_security
 # when a test used those tables (the kernel loads them on first use; each
-# holds ip_tables), then iptable_filter and ip_tables.  The xt_* modules
+# holds ip_tables), then iptable_filter and ip_tables (with IPT_FAMILY=6:
+# the ip6table_* modules and ip6_tables).  The xt_* modules
 # the rules pulled in may stay; nf_nat goes with the NAT targets that hold
 # it when nothing else uses it (else a note), so that ebpfilter's nat
 # table loads it afresh, as after boot.
 leave_ip_tables() {
 	local t holders
-	ipt_reset_all || fail "cannot reset the ip_tables tables"
+	ipt_reset_all || fail "cannot reset the $IPT_CORE tables"
 	for t in nat mangle raw security; do
-		if lsmod | grep -q "^iptable_$t "; then
-			modprobe -r "iptable_$t" || fail "cannot unload iptable_$t"
+		if lsmod | grep -q "^${IPT_TABLE_MOD}_$t "; then
+			modprobe -r "${IPT_TABLE_MOD}_$t" ||
+				fail "cannot unload ${IPT_TABLE_MOD}_$t"
 		fi
 	done
 	if [ -d /sys/module/nf_nat ]; then
@@ -61,15 +79,29 @@ leave_ip_tables() {
 		modprobe -r $holders nf_nat 2>/dev/null ||
 			note "nf_nat stays loaded (holders: $holders)"
 	fi
-	modprobe -r iptable_filter ip_tables || fail "cannot unload ip_tables"
+	modprobe -r ${IPT_TABLE_MOD}_filter $IPT_CORE || fail "cannot unload $IPT_CORE"
+}
+
+# Does the module under test take the ipv6 parameter (issue 18: ebpfilter
+# serves ip6_tables' sockopts)?  Read from the .ko's modinfo, before it
+# is loaded.
+ebpf_has_ipv6() {
+	modinfo -F parm "$EBPF_KO" 2>/dev/null | grep -q '^ipv6:'
+}
+
+# IPv6 tests skip (exit 77, "SKIP: ...") on a module without it, so they
+# can land before the feature; never a silent pass.
+ipt6_require_module() {
+	ebpf_has_ipv6 || skip "$EBPF_KO has no ipv6 parameter (modinfo -F parm): ebpfilter does not serve ip6_tables yet"
 }
 
 use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc
+	local v6=
+	[ "$IPT_FAMILY" = 6 ] && v6=ipv6=1
 	ebpf_install
-	modprobe ebpfilter ${EBPF_MODPARAMS:-} || fail "cannot load ebpfilter"
-	wait_for 10 test -e /proc/net/ip_tables_names ||
-		fail "no /proc/net/ip_tables_names from ebpfilter"
-	note "backend: ebpfilter"
+	modprobe ebpfilter ${EBPF_MODPARAMS:-} $v6 || fail "cannot load ebpfilter"
+	wait_for 10 test -e $IPT_NAMES || fail "no $IPT_NAMES from ebpfilter"
+	note "backend: ebpfilter${v6:+ ($v6)}"
 }
 
 # The mechanism the tests load ebpfilter with: EBPF_MODPARAMS'

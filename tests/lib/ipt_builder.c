@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,12 @@ void tb_init(struct tb *t)
 	memset(t->underflow, 0xff, sizeof(t->underflow));
 }
 
+void tb_init6(struct tb *t)
+{
+	tb_init(t);
+	t->ip6 = true;
+}
+
 void tb_free(struct tb *t)
 {
 	buf_free(&t->b);
@@ -50,16 +57,50 @@ static void *more(void *arr, unsigned int n, unsigned int *cap, size_t size)
 	return arr;
 }
 
-unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip)
+/* The entry fields of the family being built, at the entry at @off. */
+static uint16_t *field16(struct tb *t, unsigned int off, size_t v4, size_t v6)
 {
-	struct ipt_entry *e;
+	return (uint16_t *)(t->b.data + off + (t->ip6 ? v6 : v4));
+}
+
+static uint16_t *target_offset(struct tb *t, unsigned int off)
+{
+	return field16(t, off, offsetof(struct ipt_entry, target_offset),
+		       offsetof(struct ip6t_entry, target_offset));
+}
+
+static uint16_t *next_offset(struct tb *t, unsigned int off)
+{
+	return field16(t, off, offsetof(struct ipt_entry, next_offset),
+		       offsetof(struct ip6t_entry, next_offset));
+}
+
+static unsigned int begin(struct tb *t, const void *ip, size_t ip_size)
+{
+	size_t size = t->ip6 ? sizeof(struct ip6t_entry) :
+			       sizeof(struct ipt_entry);
+	void *e;
 
 	t->cur = t->b.len;
-	e = grow(t, sizeof(*e));
+	e = grow(t, size);
 	if (ip)
-		e->ip = *ip;
-	e->target_offset = sizeof(*e);
+		memcpy(e, ip, ip_size);	/* the IP part leads the entry */
+	*target_offset(t, t->cur) = size;
 	return t->cur;
+}
+
+unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip)
+{
+	if (t->ip6 && ip)
+		abort();	/* an IPv4 rule in an IPv6 table */
+	return begin(t, ip, sizeof(*ip));
+}
+
+unsigned int tb_begin6(struct tb *t, const struct ip6t_ip6 *ip)
+{
+	if (!t->ip6)
+		abort();
+	return begin(t, ip, sizeof(*ip));
 }
 
 void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
@@ -71,12 +112,12 @@ void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
 	snprintf(m->u.user.name, sizeof(m->u.user.name), "%s", name);
 	m->u.user.revision = rev;
 	memcpy(m->data, data, len);
-	tb_entry_at(t, t->cur)->target_offset = t->b.len - t->cur;
+	*target_offset(t, t->cur) = t->b.len - t->cur;
 }
 
 static void end_entry(struct tb *t)
 {
-	tb_entry_at(t, t->cur)->next_offset = t->b.len - t->cur;
+	*next_offset(t, t->cur) = t->b.len - t->cur;
 	t->num_entries++;
 }
 
@@ -99,12 +140,12 @@ void tb_std(struct tb *t, int verdict)
 
 void tb_jump(struct tb *t, const char *chain, bool is_goto)
 {
-	struct ipt_entry *e = tb_entry_at(t, t->cur);
-
-	if (is_goto)
-		e->ip.flags |= IPT_F_GOTO;
+	if (is_goto && t->ip6)
+		tb_entry6_at(t, t->cur)->ipv6.flags |= IP6T_F_GOTO;
+	else if (is_goto)
+		tb_entry_at(t, t->cur)->ip.flags |= IPT_F_GOTO;
 	t->fixup = more(t->fixup, t->nfixup, &t->fixup_cap, sizeof(*t->fixup));
-	t->fixup[t->nfixup].verdict_at = t->cur + e->target_offset +
+	t->fixup[t->nfixup].verdict_at = t->cur + *target_offset(t, t->cur) +
 		sizeof(struct xt_entry_target);
 	snprintf(t->fixup[t->nfixup].chain, sizeof(t->fixup[0].chain), "%s",
 		 chain);
@@ -114,7 +155,7 @@ void tb_jump(struct tb *t, const char *chain, bool is_goto)
 
 void tb_fallthrough(struct tb *t)
 {
-	unsigned int at = t->cur + tb_entry_at(t, t->cur)->target_offset +
+	unsigned int at = t->cur + *target_offset(t, t->cur) +
 			  sizeof(struct xt_entry_target);
 	int next;
 
@@ -190,40 +231,71 @@ void tb_finish(struct tb *t)
 	}
 }
 
-void tb_filter_initial(struct tb *t)
+static void filter_initial(struct tb *t)
 {
-	tb_init(t);
 	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
 	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
 	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
 	tb_finish(t);
 }
 
+void tb_filter_initial(struct tb *t)
+{
+	tb_init(t);
+	filter_initial(t);
+}
+
+void tb_filter_initial6(struct tb *t)
+{
+	tb_init6(t);
+	filter_initial(t);
+}
+
 const struct ipt_ip ip_tcp = { .proto = IPPROTO_TCP };
 const struct ipt_ip ip_udp = { .proto = IPPROTO_UDP };
 const struct ipt_ip ip_icmp = { .proto = IPPROTO_ICMP };
 
-void tb_notes(struct tb *t)
+/* tb_notes() with the rules' IP parts of @t's family */
+static void notes(struct tb *t, const void *tcp_ip, const void *net_ip)
 {
 	struct xt_tcp tcp = { .spts = { 0, 0xffff }, .dpts = { 22, 22 } };
-	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
-			      .smsk.s_addr = htonl(0xff000000) };
+	bool ip6 = t->ip6;
 
-	tb_init(t);
 	tb_hook(t, NF_INET_LOCAL_IN);
-	tb_begin(t, &ip_tcp);
+	ip6 ? tb_begin6(t, tcp_ip) : tb_begin(t, tcp_ip);
 	tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
 	tb_jump(t, "MYCHAIN", false);
 	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
 	tb_policy(t, NF_INET_FORWARD, V_DROP);
 	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
 	tb_chain(t, "MYCHAIN");
-	tb_begin(t, &ten);
+	ip6 ? tb_begin6(t, net_ip) : tb_begin(t, net_ip);
 	tb_std(t, V_DROP);
 	tb_begin(t, NULL);
 	tb_std(t, XT_RETURN);
 	tb_chain_end(t);
 	tb_finish(t);
+}
+
+void tb_notes(struct tb *t)
+{
+	struct ipt_ip ten = { .src.s_addr = htonl(0x0a000000),
+			      .smsk.s_addr = htonl(0xff000000) };
+
+	tb_init(t);
+	notes(t, &ip_tcp, &ten);
+}
+
+void tb_notes6(struct tb *t)
+{
+	struct ip6t_ip6 tcp = { .proto = IPPROTO_TCP, .flags = IP6T_F_PROTO };
+	struct ip6t_ip6 net = {
+		.src.s6_addr = { 0x20, 0x01, 0x0d, 0xb8 },
+		.smsk.s6_addr = { 0xff, 0xff, 0xff, 0xff },
+	};
+
+	tb_init6(t);
+	notes(t, &tcp, &net);
 }
 
 void tb_replace(struct tb *t, struct buf *out, const char *table,

@@ -7,7 +7,9 @@
  * that iptables sends.  Tests then corrupt the result byte by byte.
  * The one builder of test blobs: the unit tests, the fuzzer's seed
  * generator, the guest's ipt-badblob, and (through iptblob.h, which parses
- * iptables-save text) the code-generation tests.
+ * iptables-save text) the code-generation tests.  tb_init6() makes it
+ * build ip6_tables blobs (struct ip6t_entry; struct ip6t_replace has
+ * struct ipt_replace's layout), whose rules start with tb_begin6().
  */
 #ifndef TESTS_IPT_BUILDER_H
 #define TESTS_IPT_BUILDER_H
@@ -16,6 +18,7 @@
 #include <stdint.h>
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include "lib/buf.h"
 
@@ -39,17 +42,25 @@ struct tb {
 	unsigned int nfixup, fixup_cap;
 	struct tb_chain *chain;	/* user chains */
 	unsigned int nchain, chain_cap;
+	bool ip6;		/* struct ip6t_entry (tb_init6()) */
 };
 
 void tb_init(struct tb *t);
+void tb_init6(struct tb *t);
 void tb_free(struct tb *t);
 static inline struct ipt_entry *tb_entry_at(struct tb *t, unsigned int off)
 {
 	return (struct ipt_entry *)(t->b.data + off);
 }
 
+static inline struct ip6t_entry *tb_entry6_at(struct tb *t, unsigned int off)
+{
+	return (struct ip6t_entry *)(t->b.data + off);
+}
+
 /* Start an entry; @ip may be NULL (unconditional).  Returns its offset. */
 unsigned int tb_begin(struct tb *t, const struct ipt_ip *ip);
+unsigned int tb_begin6(struct tb *t, const struct ip6t_ip6 *ip);
 void tb_match(struct tb *t, const char *name, uint8_t rev, const void *data,
 	      unsigned int len);
 /* End the entry with a target. */
@@ -73,6 +84,7 @@ void tb_finish(struct tb *t);
 
 /* The empty filter table: three ACCEPT policies and the tail. */
 void tb_filter_initial(struct tb *t);
+void tb_filter_initial6(struct tb *t);
 
 /* Base rules that only name a protocol. */
 extern const struct ipt_ip ip_tcp, ip_udp, ip_icmp;
@@ -83,6 +95,8 @@ extern const struct ipt_ip ip_tcp, ip_udp, ip_icmp;
  * -A MYCHAIN -j RETURN; -P FORWARD DROP.
  */
 void tb_notes(struct tb *t);
+/* The same for ip6tables, MYCHAIN's rule -s 2001:db8::/32 -j DROP. */
+void tb_notes6(struct tb *t);
 
 /* struct ipt_replace + entries into @out (reset first). */
 void tb_replace(struct tb *t, struct buf *out, const char *table,

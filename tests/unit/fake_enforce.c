@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netfilter.h>
 
 #include "fake_enforce.h"
 
@@ -10,8 +11,9 @@ struct fake_enforce fake;
 
 static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		       size_t err_len);
-static int fake_read_counters(void *ctx, uint64_t netns, unsigned int index,
-			      struct xt_counters *c, unsigned int n);
+static int fake_read_counters(void *ctx, uint64_t netns, unsigned int family,
+			      unsigned int index, struct xt_counters *c,
+			      unsigned int n);
 
 static bool fake_kernel_checks(void *ctx)
 {
@@ -28,6 +30,11 @@ static bool fake_namespaces(void *ctx)
 	return ((struct fake_enforce *)ctx)->namespaces;
 }
 
+static bool fake_ipv6(void *ctx)
+{
+	return ((struct fake_enforce *)ctx)->ipv6;
+}
+
 static void fake_forget(void *ctx, uint64_t netns)
 {
 	if (ctx != &fake || netns == 1)
@@ -37,8 +44,8 @@ static void fake_forget(void *ctx, uint64_t netns)
 }
 
 static int fake_restore_counters(void *ctx, uint64_t netns,
-				 unsigned int index, struct xt_counters *c,
-				 unsigned int n)
+				 unsigned int family, unsigned int index,
+				 struct xt_counters *c, unsigned int n)
 {
 	unsigned int i;
 
@@ -46,7 +53,8 @@ static int fake_restore_counters(void *ctx, uint64_t netns,
 		abort();
 	if (fake.parked_n > sizeof(fake.parked) / sizeof(fake.parked[0]))
 		abort();
-	if (netns != 1 || index != fake.parked_index || !fake.parked_n ||
+	if (netns != 1 || family != NFPROTO_IPV4 ||
+	    index != fake.parked_index || !fake.parked_n ||
 	    n != fake.parked_n)
 		return 0;
 	for (i = 0; i < n; i++) {
@@ -64,6 +72,7 @@ static const struct ipt_backend_ops fake_backend = {
 	.kernel_checks = fake_kernel_checks,
 	.tables = fake_tables,
 	.namespaces = fake_namespaces,
+	.ipv6 = fake_ipv6,
 	.forget = fake_forget,
 };
 
@@ -99,11 +108,14 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		abort();	/* ipt/ asked for a table we do not enforce */
 	if (t->netns != 1 && !fake.namespaces)
 		abort();	/* ... or a namespace */
+	if (t->family != NFPROTO_IPV4 && !fake.ipv6)
+		abort();	/* ... or a family */
 	if (t->netns == fake.gone_netns) {
 		snprintf(err, err_len, "fake namespace gone");
 		return -ESRCH;
 	}
 	fake.netns = t->netns;
+	fake.family = t->family;
 	if (t->netns != 1) {	/* counted nowhere */
 		fake.commits++;
 		return 0;
@@ -115,8 +127,10 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	/* Reading all of it lets ASan catch a view that lies about sizes. */
 	memcpy(copy, t->entries, t->size);
 	free(fake.entries);
-	if (t->index) {	/* another table: nothing counted in it */
-		fake.other_entries[t->index] = t->num_entries;
+	if (t->index || t->family != NFPROTO_IPV4) {
+		/* another table: nothing counted in it */
+		if (t->family == NFPROTO_IPV4)
+			fake.other_entries[t->index] = t->num_entries;
 		free(counts);
 		counts = fake.counts;
 	} else {
@@ -128,7 +142,7 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	fake.entries = copy;
 	fake.counts = counts;
 	fake.size = t->size;
-	if (!t->index)
+	if (!t->index && t->family == NFPROTO_IPV4)
 		fake.num_entries = t->num_entries;
 	fake.valid_hooks = t->valid_hooks;
 	memcpy(fake.hook_entry, t->hook_entry, sizeof(fake.hook_entry));
@@ -138,15 +152,16 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 	return 0;
 }
 
-static int fake_read_counters(void *ctx, uint64_t netns, unsigned int index,
-			      struct xt_counters *c, unsigned int n)
+static int fake_read_counters(void *ctx, uint64_t netns, unsigned int family,
+			      unsigned int index, struct xt_counters *c,
+			      unsigned int n)
 {
 	unsigned int i;
 
 	if (ctx != &fake || index >= 5 || (netns != 1 && !fake.namespaces))
 		abort();
-	if (netns != 1)
-		return 0;
+	if (netns != 1 || family != NFPROTO_IPV4)
+		return 0;	/* counted nowhere */
 	if (fake.fail_read)
 		return fake.fail_read;
 	/* as load/commit.c: nothing committed or adopted, nothing counted;

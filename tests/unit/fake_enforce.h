@@ -41,7 +41,10 @@ struct fake_enforce {
 	unsigned int other_entries[5];
 	/* serves namespaces other than the initial one (kmod) */
 	bool namespaces;
+	/* serves ip6_tables' tables (kmod); counts nothing in them */
+	bool ipv6;
 	uint64_t netns;		/* of the last commit */
+	unsigned int family;	/* of the last commit */
 	uint64_t gone_netns;	/* commits into it fail with ESRCH */
 	uint64_t forgotten;	/* the last namespace forget() was told of */
 	unsigned int forgets;

@@ -436,11 +436,11 @@ void test_namespaces(void)
 	struct ipt_getinfo info;
 	struct tb t;
 
-	CHECK_ERR(ipt_use_netns(2), -ENOENT);	/* tc, netfilter */
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), -ENOENT);	/* tc, netfilter */
 	fake.namespaces = true;
 	fake.tables = 0x1f;
 	tb_notes(&t);
-	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), 0);
 	CHECK(!ipt_table_at(0));		/* nothing made yet */
 	CHECK_ERR(get_info("filter", &info), 0);
 	CHECK(fake.netns == 2 && info.num_entries == 4);
@@ -448,13 +448,13 @@ void test_namespaces(void)
 	CHECK(fake.netns == 2);
 	CHECK_ERR(get_info("nat", &info), 0);
 	CHECK(ipt_table_at(1) && !strcmp(ipt_table_at(1)->name, "nat"));
-	CHECK_ERR(ipt_use_netns(3), 0);
+	CHECK_ERR(ipt_use_netns(3, NFPROTO_IPV4), 0);
 	CHECK_ERR(get_info("filter", &info), 0);
 	CHECK(info.num_entries == 4 && !ipt_table_at(1));
-	CHECK_ERR(ipt_use_netns(1), 0);
+	CHECK_ERR(ipt_use_netns(1, NFPROTO_IPV4), 0);
 	CHECK_ERR(get_info("filter", &info), 0);
 	CHECK(info.num_entries == 4 && !ipt_table_at(1));
-	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), 0);
 	CHECK_ERR(get_info("filter", &info), 0);
 	CHECK(info.num_entries == t.num_entries);
 
@@ -465,7 +465,7 @@ void test_namespaces(void)
 	fake.tables = 0x1f;
 	CHECK_ERR(ipt_init(true), 0);
 	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
-	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), 0);
 	CHECK_ERR(get_info("filter", &info), 0);
 	CHECK(info.num_entries == t.num_entries);
 	CHECK(ipt_table_at(1) && !strcmp(ipt_table_at(1)->name, "nat"));
@@ -479,7 +479,7 @@ void test_namespaces(void)
 		CHECK(ipt_netns_gone(2) == 0);
 		CHECK(ipt_netns_gone(1) == 0);	/* never */
 	}
-	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), 0);
 	CHECK(!ipt_table_at(0));
 
 	/* a namespace that died while no helper ran: the restore skips it */
@@ -490,17 +490,17 @@ void test_namespaces(void)
 	CHECK_ERR(ipt_init(true), 0);
 	CHECK_ERR(ipt_state_restore(snap.data, snap.len), 0);
 	CHECK(fake.forgotten == 2);
-	CHECK_ERR(ipt_use_netns(3), 0);
+	CHECK_ERR(ipt_use_netns(3, NFPROTO_IPV4), 0);
 	CHECK(ipt_table_at(0) && !ipt_table_at(1));
-	CHECK_ERR(ipt_use_netns(2), 0);
+	CHECK_ERR(ipt_use_netns(2, NFPROTO_IPV4), 0);
 	CHECK(!ipt_table_at(0));
-	CHECK_ERR(ipt_use_netns(1), 0);
+	CHECK_ERR(ipt_use_netns(1, NFPROTO_IPV4), 0);
 	CHECK(ipt_table_at(0) && !strcmp(ipt_table_at(0)->name, "filter"));
 
 	/* a table the backend will not make (the namespace's budget): its
 	 * errno, nothing made */
 	fake.fail_commit = -ENOMEM;
-	CHECK_ERR(ipt_use_netns(4), 0);
+	CHECK_ERR(ipt_use_netns(4, NFPROTO_IPV4), 0);
 	CHECK_ERR(get_info("filter", &info), -ENOMEM);
 	CHECK(!ipt_table_at(0));
 	fake.fail_commit = 0;

@@ -208,6 +208,10 @@ static const struct {
 	T(init_backend_fails),
 	T(tables),
 	T(namespaces),
+	T(ip6_tables),
+	T(ip6_translate),
+	T(ip6_normalized),
+	T(ip6_state),
 #undef T
 };
 

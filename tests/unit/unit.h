@@ -98,5 +98,9 @@ void test_big_table(void);
 void test_init_backend_fails(void);
 void test_tables(void);
 void test_namespaces(void);
+void test_ip6_tables(void);
+void test_ip6_translate(void);
+void test_ip6_normalized(void);
+void test_ip6_state(void);
 
 #endif

@@ -36,6 +36,6 @@ verdict_mech() {
 ipt_save_c() {
 	local t
 	for t in filter $(sed -n 's/^\*//p' "${1:-/dev/null}" | grep -vx filter); do
-		iptables-legacy-save -c -t "$t" || return 1
+		$IPT-save -c -t "$t" || return 1
 	done | ipt_normalize
 }

@@ -3,25 +3,33 @@
  * vprobe: traffic for the differential verdict suite (tests/guest/verdict-*.sh),
  * run inside a QEMU guest only.
  *
- *   vprobe serve PORT...        TCP and UDP listeners on 0.0.0.0:PORT in the
- *                               current netns: UDP datagrams are echoed, TCP
+ *   vprobe serve [-6] PORT...   TCP and UDP listeners on 0.0.0.0:PORT (-6:
+ *                               [::]:PORT, IPv6 only) in the current netns:
+ *                               UDP datagrams are echoed, TCP
  *                               connections are accepted and closed once the
  *                               peer resets them (the server never sends a
  *                               FIN: the packet count of a probe is fixed)
  *   vprobe run FILE RUN [MS]    every probe of FILE at once, each in its netns;
  *                               prints "NAME RESULT" per probe, in file order
  *
- * FILE lines: NAME NETNS PROTO SRC DST DPORT SPORT [SIZE]
+ * FILE lines: NAME NETNS PROTO SRC DST DPORT SPORT [SIZE [OPTS]]
  *   NETNS  "root" or a name in /run/netns
- *   PROTO  tcp | udp | icmp
- *   SRC    source address to bind, or "-"
+ *   PROTO  tcp | udp | icmp (ICMPv6 echo to an IPv6 DST)
+ *   SRC    source address to bind, or "-"; an address with a ':' (SRC or
+ *          DST) makes an IPv6 probe
  *   SPORT  0 (ephemeral), a port, or BASE+ (BASE + RUN: a fresh conntrack
  *          tuple in every run, so no entry of an earlier run is reused)
  *   SIZE   udp/icmp payload bytes (default 16; > MTU makes fragments, sent
  *          with DF clear)
+ *   OPTS   IPv6 extension headers on every packet of the probe, by the
+ *          socket's sticky options: "hbh" (hop-by-hop, a PadN), "dsto"
+ *          (destination options, a PadN), "srh" (a segment routing header,
+ *          type 4, segments left 0: its receiver needs seg6_enabled), joined
+ *          with ","; other words (e.g. local-frag) are tags for the caller
  * Results: ok, refused (RST or ICMP port unreachable), unreach (other ICMP
  * error), timeout (nothing within MS, default 800: below the 1 s SYN RTO so
- * a dropped connect is exactly one SYN), error:...
+ * a dropped connect is exactly one SYN), error:...; an ICMPv6 "administratively
+ * prohibited" (EACCES) reads unreach too.
  * A TCP probe that connects closes with SO_LINGER 0: SYN, SYN/ACK, ACK, RST.
  * ICMP echo ids are RUN * 64 + line, so each run has fresh conntrack tuples.
  */
@@ -29,8 +37,10 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <netinet/icmp6.h>
 #include <netinet/in.h>
 #include <netinet/ip.h>
+#include <netinet/ip6.h>
 #include <netinet/ip_icmp.h>
 #include <poll.h>
 #include <sched.h>
@@ -44,8 +54,8 @@
 #define MAXP 256
 
 struct probe {
-	char name[64], ns[32], proto[8], src[32], dst[32], sport[16];
-	int dport, size, fd, done, id;
+	char name[64], ns[32], proto[8], src[48], dst[48], sport[16], opts[64];
+	int dport, size, fd, done, id, v6;
 	char result[64];
 };
 
@@ -89,10 +99,63 @@ static int enter_ns(const char *ns)
 	return r;
 }
 
+/* An address and port of either family, for bind, connect and sendto. */
+union sockaddr_any {
+	struct sockaddr sa;
+	struct sockaddr_in in;
+	struct sockaddr_in6 in6;
+};
+
+static void set_addr(union sockaddr_any *a, int v6, const char *text, int port)
+{
+	memset(a, 0, sizeof(*a));
+	if (v6) {
+		a->in6.sin6_family = AF_INET6;
+		a->in6.sin6_port = htons(port);
+		if (text)
+			inet_pton(AF_INET6, text, &a->in6.sin6_addr);
+	} else {
+		a->in.sin_family = AF_INET;
+		a->in.sin_port = htons(port);
+		if (text)
+			inet_pton(AF_INET, text, &a->in.sin_addr);
+	}
+}
+
+static socklen_t addr_len(int v6)
+{
+	return v6 ? sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+}
+
+/*
+ * The IPv6 extension headers OPTS asks for, as sticky socket options
+ * (RFC 3542): each header 8 bytes, a PadN option filling a hop-by-hop or
+ * destination options header; the SRH lists DST as its only segment.
+ */
+static int set_ext_headers(int fd, const struct probe *p)
+{
+	unsigned char opt8[8] = { 0, 0, 1, 4, 0, 0, 0, 0 };	/* next, len 0, PadN(4) */
+	unsigned char srh[24] = { 0, 2, 4, 0, 0, 0, 0, 0 };	/* len 2, type 4, left 0, last 0 */
+
+	if (strstr(p->opts, "hbh") &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_HOPOPTS, opt8, sizeof(opt8)))
+		return -1;
+	if (strstr(p->opts, "dsto") &&
+	    setsockopt(fd, IPPROTO_IPV6, IPV6_DSTOPTS, opt8, sizeof(opt8)))
+		return -1;
+	if (strstr(p->opts, "srh")) {
+		inet_pton(AF_INET6, p->dst, srh + 8);
+		if (setsockopt(fd, IPPROTO_IPV6, IPV6_RTHDR, srh, sizeof(srh)))
+			return -1;
+	}
+	return 0;
+}
+
 static void start(struct probe *p, int run)
 {
-	struct sockaddr_in sa = { .sin_family = AF_INET }, da = { .sin_family = AF_INET };
-	int one = 1, type, proto, pmtu = IP_PMTUDISC_DONT;
+	union sockaddr_any sa, da;
+	int one = 1, type, proto, pmtu = IP_PMTUDISC_DONT, pmtu6 = IPV6_PMTUDISC_DONT;
+	int port = 0;
 	char buf[65536];
 
 	if (enter_ns(p->ns)) {
@@ -105,41 +168,46 @@ static void start(struct probe *p, int run)
 	else if (!strcmp(p->proto, "udp"))
 		type = SOCK_DGRAM, proto = 0;
 	else
-		type = SOCK_RAW, proto = IPPROTO_ICMP;
-	p->fd = socket(AF_INET, type | SOCK_NONBLOCK, proto);
+		type = SOCK_RAW, proto = p->v6 ? IPPROTO_ICMPV6 : IPPROTO_ICMP;
+	p->fd = socket(p->v6 ? AF_INET6 : AF_INET, type | SOCK_NONBLOCK, proto);
 	if (p->fd < 0)
 		goto err;
 	setsockopt(p->fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-	setsockopt(p->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
-	if (strcmp(p->src, "-"))
-		inet_pton(AF_INET, p->src, &sa.sin_addr);
+	if (p->v6) {
+		setsockopt(p->fd, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
+		if (set_ext_headers(p->fd, p))
+			goto err;
+	} else {
+		setsockopt(p->fd, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+	}
 	if (p->sport[0] && strcmp(p->sport, "0")) {
-		int port = atoi(p->sport);
-
+		port = atoi(p->sport);
 		if (p->sport[strlen(p->sport) - 1] == '+')
 			port += run;
-		sa.sin_port = htons(port);
 	}
-	if ((strcmp(p->src, "-") || sa.sin_port) &&
-	    bind(p->fd, (struct sockaddr *)&sa, sizeof(sa)))
+	set_addr(&sa, p->v6, strcmp(p->src, "-") ? p->src : NULL, port);
+	if ((strcmp(p->src, "-") || port) &&
+	    bind(p->fd, &sa.sa, addr_len(p->v6)))
 		goto err;
-	inet_pton(AF_INET, p->dst, &da.sin_addr);
-	if (proto == IPPROTO_ICMP) {
+	set_addr(&da, p->v6, p->dst, 0);
+	if (type == SOCK_RAW) {
+		/* ICMP's and ICMPv6's echo headers have the same layout */
 		struct icmphdr *ic = (struct icmphdr *)buf;
 
 		memset(buf, 'v', sizeof(struct icmphdr) + p->size);
-		ic->type = ICMP_ECHO;
+		/* ICMPv6: the kernel fills in the checksum (RFC 3542 3.1) */
+		ic->type = p->v6 ? ICMP6_ECHO_REQUEST : ICMP_ECHO;
 		ic->code = 0;
 		ic->un.echo.id = htons(p->id);
 		ic->un.echo.sequence = htons(1);
 		ic->checksum = 0;
 		ic->checksum = cksum(buf, sizeof(*ic) + p->size);
 		if (sendto(p->fd, buf, sizeof(*ic) + p->size, 0,
-			   (struct sockaddr *)&da, sizeof(da)) < 0)
+			   &da.sa, addr_len(p->v6)) < 0)
 			goto err;
 	} else {
-		da.sin_port = htons(p->dport);
-		if (connect(p->fd, (struct sockaddr *)&da, sizeof(da)) &&
+		set_addr(&da, p->v6, p->dst, p->dport);
+		if (connect(p->fd, &da.sa, addr_len(p->v6)) &&
 		    errno != EINPROGRESS)
 			goto err;
 		if (type == SOCK_DGRAM) {
@@ -158,9 +226,61 @@ static void finish_err(struct probe *p, int e)
 {
 	snprintf(p->result, sizeof(p->result), "%s",
 		 e == ECONNREFUSED ? "refused" :
-		 (e == EHOSTUNREACH || e == ENETUNREACH) ? "unreach" :
+		 (e == EHOSTUNREACH || e == ENETUNREACH || e == EACCES) ? "unreach" :
 		 e == ETIMEDOUT ? "timeout" : strerror(e));
 	p->done = 1;
+}
+
+/*
+ * The probe's echo request quoted by an ICMPv6 error: past the quoted
+ * IPv6 header and the extension headers the probe may have sent.
+ */
+static int quotes_echo6(const unsigned char *q, const unsigned char *end, int id)
+{
+	const struct ip6_hdr *ip = (const struct ip6_hdr *)q;
+	int next;
+
+	if (q + sizeof(*ip) > end)
+		return 0;
+	next = ip->ip6_nxt;
+	q += sizeof(*ip);
+	while (next == IPPROTO_HOPOPTS || next == IPPROTO_DSTOPTS ||
+	       next == IPPROTO_ROUTING) {
+		if (q + 8 > end)
+			return 0;
+		next = q[0];
+		q += (q[1] + 1) * 8;
+	}
+	if (next != IPPROTO_ICMPV6 || q + 8 > end)
+		return 0;
+	return ((const struct icmp6_hdr *)q)->icmp6_type == ICMP6_ECHO_REQUEST &&
+	       ntohs(((const struct icmp6_hdr *)q)->icmp6_id) == id;
+}
+
+/* ICMPv6 raw sockets read from the ICMPv6 header on (no IP header) */
+static void icmp6_event(struct probe *p)
+{
+	unsigned char buf[65536];
+	ssize_t n;
+
+	while ((n = recv(p->fd, buf, sizeof(buf), 0)) > 0) {
+		const struct icmp6_hdr *ic = (const struct icmp6_hdr *)buf;
+
+		if (n < 8)
+			continue;
+		if (ic->icmp6_type == ICMP6_ECHO_REPLY && ntohs(ic->icmp6_id) == p->id) {
+			strcpy(p->result, "ok");
+			p->done = 1;
+			return;
+		}
+		if ((ic->icmp6_type == ICMP6_DST_UNREACH ||
+		     ic->icmp6_type == ICMP6_TIME_EXCEEDED) &&
+		    quotes_echo6(buf + 8, buf + n, p->id)) {
+			strcpy(p->result, "unreach");
+			p->done = 1;
+			return;
+		}
+	}
 }
 
 static void event(struct probe *p, short rev)
@@ -191,6 +311,10 @@ static void event(struct probe *p, short rev)
 		} else if (errno != EAGAIN) {
 			finish_err(p, errno);
 		}
+		return;
+	}
+	if (p->v6) {
+		icmp6_event(p);
 		return;
 	}
 	while ((n = recv(p->fd, buf, sizeof(buf), 0)) > 0) {
@@ -241,13 +365,14 @@ static int run_probes(const char *file, int run, int ms)
 		if (line[0] == '#' || line[0] == '\n')
 			continue;
 		p->size = 16;
-		k = sscanf(line, "%63s %31s %7s %31s %31s %d %15s %d", p->name,
+		k = sscanf(line, "%63s %31s %7s %47s %47s %d %15s %d %63s", p->name,
 			   p->ns, p->proto, p->src, p->dst, &p->dport, p->sport,
-			   &p->size);
+			   &p->size, p->opts);
 		if (k < 7) {
 			fprintf(stderr, "bad probe line: %s", line);
 			return 2;
 		}
+		p->v6 = strchr(p->src, ':') || strchr(p->dst, ':');
 		p->id = (run * 64 + np) & 0xffff;
 		p->fd = -1;
 		np++;
@@ -293,23 +418,42 @@ static int run_probes(const char *file, int run, int ms)
 	return stalled ? 3 : 0;
 }
 
+/* The UDP listener's options: replies unfragmented-or-not as sent, from
+ * the address each datagram was sent to (its packet info).
+ */
+static void serve_udp_opts(int u, int v6)
+{
+	int one = 1, pmtu = IP_PMTUDISC_DONT, pmtu6 = IPV6_PMTUDISC_DONT;
+
+	if (v6) {
+		setsockopt(u, IPPROTO_IPV6, IPV6_MTU_DISCOVER, &pmtu6, sizeof(pmtu6));
+		setsockopt(u, IPPROTO_IPV6, IPV6_RECVPKTINFO, &one, sizeof(one));
+	} else {
+		setsockopt(u, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
+		setsockopt(u, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
+	}
+}
+
 static int serve(int argc, char **argv)
 {
 	struct pollfd pf[1024];
-	int n = 0, one = 1, pmtu = IP_PMTUDISC_DONT;
+	int n = 0, one = 1, v6 = argc > 0 && !strcmp(argv[0], "-6");
 	char buf[65536];
 
-	for (int i = 0; i < argc; i++) {
-		struct sockaddr_in a = { .sin_family = AF_INET,
-					 .sin_port = htons(atoi(argv[i])) };
-		int t = socket(AF_INET, SOCK_STREAM, 0);
-		int u = socket(AF_INET, SOCK_DGRAM, 0);
+	for (int i = v6; i < argc; i++) {
+		union sockaddr_any a;
+		int t = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM, 0);
+		int u = socket(v6 ? AF_INET6 : AF_INET, SOCK_DGRAM, 0);
 
+		set_addr(&a, v6, NULL, atoi(argv[i]));
 		setsockopt(t, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
-		setsockopt(u, IPPROTO_IP, IP_MTU_DISCOVER, &pmtu, sizeof(pmtu));
-		setsockopt(u, IPPROTO_IP, IP_PKTINFO, &one, sizeof(one));
-		if (bind(t, (struct sockaddr *)&a, sizeof(a)) || listen(t, 1024) ||
-		    bind(u, (struct sockaddr *)&a, sizeof(a))) {
+		if (v6) {
+			setsockopt(t, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+			setsockopt(u, IPPROTO_IPV6, IPV6_V6ONLY, &one, sizeof(one));
+		}
+		serve_udp_opts(u, v6);
+		if (bind(t, &a.sa, addr_len(v6)) || listen(t, 1024) ||
+		    bind(u, &a.sa, addr_len(v6))) {
 			perror("vprobe serve: bind");
 			return 1;
 		}
@@ -333,8 +477,8 @@ static int serve(int argc, char **argv)
 					close(c);
 			} else if (i < nlisten) {
 				/* reply from the address the datagram was sent to */
-				struct sockaddr_in from;
-				char cb[CMSG_SPACE(sizeof(struct in_pktinfo))];
+				union sockaddr_any from;
+				char cb[CMSG_SPACE(sizeof(struct in6_pktinfo))];
 				struct iovec iov = { buf, sizeof(buf) };
 				struct msghdr m = { .msg_name = &from,
 						    .msg_namelen = sizeof(from),
@@ -346,8 +490,12 @@ static int serve(int argc, char **argv)
 				if (r >= 0) {
 					struct cmsghdr *cm = CMSG_FIRSTHDR(&m);
 
-					if (cm && cm->cmsg_type == IP_PKTINFO)
+					if (cm && cm->cmsg_level == IPPROTO_IP &&
+					    cm->cmsg_type == IP_PKTINFO)
 						((struct in_pktinfo *)CMSG_DATA(cm))->ipi_ifindex = 0;
+					else if (cm && cm->cmsg_level == IPPROTO_IPV6 &&
+						 cm->cmsg_type == IPV6_PKTINFO)
+						((struct in6_pktinfo *)CMSG_DATA(cm))->ipi6_ifindex = 0;
 					else
 						m.msg_controllen = 0;
 					iov.iov_len = r;
@@ -372,6 +520,6 @@ int main(int argc, char **argv)
 		return serve(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "run"))
 		return run_probes(argv[2], atoi(argv[3]), argc > 4 ? atoi(argv[4]) : 800);
-	fprintf(stderr, "usage: vprobe serve PORT... | vprobe run FILE RUN [MS]\n");
+	fprintf(stderr, "usage: vprobe serve [-6] PORT... | vprobe run FILE RUN [MS]\n");
 	return 2;
 }

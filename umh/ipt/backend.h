@@ -32,9 +32,9 @@
  *                 GET_ENTRIES shows from then on (kmod: the module zeroes
  *                 the kernel-private tails of extensions ipt/ does not know)
  * @read_counters: add the packet/byte counts since the last commit of
- *                 table @index (struct ipt_table_view.index) of namespace
- *                 @netns, per entry in blob order, to @c[0..n-1]; 0 or
- *                 -errno
+ *                 table @index (struct ipt_table_view.index) of family
+ *                 @family (NFPROTO_IPV4/IPV6) of namespace @netns, per
+ *                 entry in blob order, to @c[0..n-1]; 0 or -errno
  * @read_retired_counters: optional: after a commit of table @index, add
  *                 what the rules it replaced counted to the end, to
  *                 @c[0..n-1] (then the commit's old counters are read
@@ -55,6 +55,8 @@
  * @namespaces:    does it enforce tables of network namespaces other than
  *                 the initial one (kmod)?  NULL: no, their requests get
  *                 ENOENT
+ * @ipv6:          does it enforce ip6_tables' tables (kmod: the module
+ *                 walks them)?  NULL: no, their requests get ENOENT
  * @adopts:        does a commit of a view with @adopt carry over what the
  *                 rules in force counted, rule by rule (kmod: the module
  *                 does it after the switch)?  Then a restore does not
@@ -67,16 +69,19 @@
 struct ipt_backend_ops {
 	int (*commit)(void *ctx, const struct ipt_table_view *t, char *err,
 		      size_t err_len);
-	int (*read_counters)(void *ctx, uint64_t netns, unsigned int index,
-			     struct xt_counters *c, unsigned int n);
+	int (*read_counters)(void *ctx, uint64_t netns, unsigned int family,
+			     unsigned int index, struct xt_counters *c,
+			     unsigned int n);
 	int (*read_retired_counters)(void *ctx, uint64_t netns,
-				     unsigned int index, struct xt_counters *c,
-				     unsigned int n);
-	int (*restore_counters)(void *ctx, uint64_t netns, unsigned int index,
-				struct xt_counters *c, unsigned int n);
+				     unsigned int family, unsigned int index,
+				     struct xt_counters *c, unsigned int n);
+	int (*restore_counters)(void *ctx, uint64_t netns, unsigned int family,
+				unsigned int index, struct xt_counters *c,
+				unsigned int n);
 	bool (*kernel_checks)(void *ctx);
 	unsigned int (*tables)(void *ctx);
 	bool (*namespaces)(void *ctx);
+	bool (*ipv6)(void *ctx);
 	bool (*adopts)(void *ctx);
 	void (*forget)(void *ctx, uint64_t netns);
 };

@@ -10,7 +10,9 @@
  * module for: -ENOENT, and a line in dmesg naming it; unless the
  * enforcing kernel side checks extensions itself (kmod,
  * ipt_backend_kernel_checks()): then it passes here and the commit gets
- * the kernel's errno for it.
+ * the kernel's errno for it.  ip6_tables' extensions are all the
+ * kernel's (the registry describes the IPv4 code generator's): only
+ * their names are checked and normalized here.
  */
 #include <errno.h>
 #include <string.h>
@@ -34,8 +36,8 @@ struct ipt_ext {
  * struct ext_desc.unspec); EXT_KERNEL_CHECKS instead of the last two when
  * the backend's kernel checks what we do not know.
  */
-static int find_ext(const char *name, uint8_t revision, bool target,
-		    struct ipt_ext *found)
+static int find_ext(const struct ipt_family *f, const char *name,
+		    uint8_t revision, bool target, struct ipt_ext *found)
 {
 	/* the last hits per kind, by the name's first two letters: most
 	 * entries repeat a few extensions (the standard target above all;
@@ -50,6 +52,10 @@ static int find_ext(const char *name, uint8_t revision, bool target,
 
 	if (n == XT_EXTENSION_MAXNAMELEN)
 		return -EINVAL;
+	/* the registry describes what the IPv4 code generator compiles:
+	 * ip6_tables' extensions are all the kernel's to check */
+	if (f != &ipt_family_ipv4)
+		return EXT_KERNEL_CHECKS;
 	if (l->x && l->rev->revision == revision &&
 	    last_len[target][slot] == n && !memcmp(l->x->name, name, n)) {
 		*found = *l;
@@ -90,9 +96,11 @@ static int check_ext(const struct ipt_ext *e, const struct ipt_ip *ip,
 	return r;
 }
 
-int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
+int ipt_ext_check_entry(const struct ipt_family *f, const void *entry,
+			unsigned int hook_mask)
 {
-	const unsigned char *base = (const unsigned char *)e;
+	const struct ipt_entry *e = entry;	/* its ip: IPv4's alone */
+	const unsigned char *base = entry;
 	const struct xt_entry_target *t;
 	struct ipt_ext x;
 	unsigned int pos;
@@ -102,10 +110,11 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
 	(void)hook_mask;
 
 	/* The matches tile [sizeof(*e), target_offset): checked before. */
-	for (pos = sizeof(*e); pos < e->target_offset;) {
+	for (pos = f->entry_size; pos < ipt_e_target_offset(f, entry);) {
 		const struct xt_entry_match *m = (const void *)(base + pos);
 
-		err = find_ext(m->u.user.name, m->u.user.revision, false, &x);
+		err = find_ext(f, m->u.user.name, m->u.user.revision, false,
+			       &x);
 		if (err < 0)
 			return err;
 		if (!err)
@@ -120,8 +129,8 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
 	 * Every match passed its size check, so each is a multiple of 8
 	 * long and the target is aligned (see any_target in ipt_validate.c).
 	 */
-	t = (const void *)(base + e->target_offset);
-	err = find_ext(t->u.user.name, t->u.user.revision, true, &x);
+	t = ipt_e_target(f, entry);
+	err = find_ext(f, t->u.user.name, t->u.user.revision, true, &x);
 	if (err)
 		return err < 0 ? err : 0;
 	return check_ext(&x, &e->ip, t->u.target_size - sizeof(*t), t->data);
@@ -132,13 +141,14 @@ int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask)
  * the payload's real size and zeroes up to the aligned size.  What lies
  * after the NUL is whatever the reader's buffer held; we send zeroes.
  */
-static void normalize_ext(void *hdr, unsigned char *data, bool target)
+static void normalize_ext(const struct ipt_family *f, void *hdr,
+			  unsigned char *data, bool target)
 {
 	struct xt_entry_match *m = hdr;	/* same header layout as a target */
 	char *name = m->u.user.name;
 	struct ipt_ext x;
 	size_t n = strnlen(name, XT_EXTENSION_MAXNAMELEN);
-	int err = find_ext(name, m->u.user.revision, target, &x);
+	int err = find_ext(f, name, m->u.user.revision, target, &x);
 
 	if (err < 0)
 		return;		/* cannot happen: the entry was checked */
@@ -150,18 +160,18 @@ static void normalize_ext(void *hdr, unsigned char *data, bool target)
 		       XT_ALIGN(x.rev->size) - x.rev->size);
 }
 
-void ipt_ext_normalize(struct ipt_entry *e)
+void ipt_ext_normalize(const struct ipt_family *f, void *e)
 {
-	unsigned char *base = (unsigned char *)e;
+	unsigned char *base = e;
 	struct xt_entry_target *t;
 	unsigned int pos;
 
-	for (pos = sizeof(*e); pos < e->target_offset;) {
+	for (pos = f->entry_size; pos < ipt_e_target_offset(f, e);) {
 		struct xt_entry_match *m = (void *)(base + pos);
 
-		normalize_ext(m, m->data, false);
+		normalize_ext(f, m, m->data, false);
 		pos += m->u.match_size;
 	}
-	t = (void *)(base + e->target_offset);
-	normalize_ext(t, t->data, true);
+	t = (void *)(base + ipt_e_target_offset(f, e));
+	normalize_ext(f, t, t->data, true);
 }

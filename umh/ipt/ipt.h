@@ -30,16 +30,18 @@ int ipt_init(bool restore_follows);
  */
 /*
  * ipt_use_netns() - serve the next requests in network namespace @netns
- * (the module's number, ebpfilter/proto.h), whose tables are made on first
- * use.  0; -ENOENT when the backend serves only the initial namespace;
- * -ENOMEM.
+ * (the module's number, ebpfilter/proto.h), on its tables of family
+ * @nfproto (NFPROTO_IPV4: ip_tables'; NFPROTO_IPV6: ip6_tables', struct
+ * ip6t_* in the requests), which are made on first use.  0; -ENOENT when
+ * the backend serves only the initial namespace, or not IPv6; -EINVAL for
+ * another family; -ENOMEM.
  */
-int ipt_use_netns(uint64_t netns);
+int ipt_use_netns(uint64_t netns, unsigned int nfproto);
 
 /*
- * ipt_netns_gone() - namespace @netns died: its tables are forgotten, and
- * the backend lets go of what it kept for them.  1 if there were any
- * (the saved state changes), else 0.
+ * ipt_netns_gone() - namespace @netns died: its tables (both families')
+ * are forgotten, and the backend lets go of what it kept for them.  1 if
+ * there were any (the saved state changes), else 0.
  */
 int ipt_netns_gone(uint64_t netns);
 

@@ -9,10 +9,10 @@
  * apart, so that ADD_COUNTERS rewrites only the second:
  *
  *   tables:   struct snap_header   magic, version, number of tables
- *             then per table (every namespace's, each namespace's in
- *             the order they were made):
+ *             then per table (every namespace's, each namespace's of
+ *             each family in the order they were made):
  *             struct snap_table    namespace, name, hooks, entry count,
- *                                  blob size
+ *                                  blob size, family
  *             blob                 the entries, as GET_ENTRIES returns them
  *   counters: per table, in the same order:
  *             struct xt_counters[num_entries], the base counters
@@ -34,7 +34,7 @@
 #include "lib/log.h"
 
 #define SNAP_MAGIC	0x53545049u	/* "IPTS" on little endian */
-#define SNAP_VERSION	2
+#define SNAP_VERSION	3	/* 3: the family of each table */
 
 struct snap_header {
 	uint32_t magic;
@@ -51,7 +51,7 @@ struct snap_table {
 	uint32_t size;
 	uint32_t hook_entry[NF_INET_NUMHOOKS];
 	uint32_t underflow[NF_INET_NUMHOOKS];
-	uint32_t reserved;
+	uint32_t family;	/* NFPROTO_IPV4 or NFPROTO_IPV6 */
 };
 
 
@@ -62,6 +62,7 @@ static int save_table(const struct ipt_stored_table *t, struct buf *out)
 
 	memset(&st, 0, sizeof(st));
 	st.netns = t->netns;
+	st.family = t->family->nfproto;
 	strcpy(st.name, t->name);
 	st.valid_hooks = t->valid_hooks;
 	st.num_entries = t->blob.num_entries;
@@ -170,6 +171,7 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 {
 	const unsigned char *blob;
 	struct ipt_replace repl;
+	const struct ipt_family *family;
 	struct snap_table st;
 	struct ipt_ns *ns;
 	const void *p;
@@ -182,7 +184,10 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 	st.name[sizeof(st.name) - 1] = '\0';
 	if (st.netns != EBPF_NETNS_INIT && !ipt_backend_namespaces())
 		return -EINVAL;
-	ns = ipt_ns_get(st.netns);
+	family = ipt_family_of(st.family);
+	if (!family || (family != &ipt_family_ipv4 && !ipt_backend_ipv6()))
+		return -EINVAL;
+	ns = ipt_ns_get(st.netns, family);
 	if (!ns)
 		return -ENOMEM;
 	out->t = ipt_ns_table_slot(ns, st.name);
@@ -201,7 +206,7 @@ static int parse_table(const unsigned char *data, size_t len, size_t *pos,
 	repl.size = st.size;
 	memcpy(repl.hook_entry, st.hook_entry, sizeof(repl.hook_entry));
 	memcpy(repl.underflow, st.underflow, sizeof(repl.underflow));
-	err = ipt_translate(&repl, blob, &out->blob);
+	err = ipt_translate_family(family, &repl, blob, &out->blob);
 	if (err)
 		return err;
 	out->base = calloc(st.num_entries ? st.num_entries : 1,

@@ -2,23 +2,19 @@
 /*
  * The tables the helper serves (ip_tables' five: filter, nat, mangle,
  * raw, security; each created on first use, as ip_tables creates them from
- * their iptable_<name> templates) and the iptables sockopts on them: GET_INFO, GET_ENTRIES, the revision queries, SET_REPLACE and
- * SET_ADD_COUNTERS, answered as ip_tables answers them
- * (net/ipv4/netfilter/ip_tables.c: get_info(), get_entries(),
- * do_replace(), __do_replace(), do_add_counters(), do_ipt_get_ctl()).
+ * their iptable_<name> templates), and ip6_tables' five beside them; the
+ * sockopts on them are sockopt.c's.
  *
- * Every network namespace has its own five (struct ipt_ns), made when a
- * request first comes from it (only the initial one's filter table exists
- * from the start) and forgotten when the module says it died.
- *
- * The module has already made the length checks that precede any copy
- * from user memory; they are repeated here because the request comes
- * over a channel and every field in it is checked where it is used.
+ * Every network namespace has its own five of each family (struct
+ * ipt_ns: one per namespace and family), made when a request first comes
+ * from it (only the initial one's IPv4 filter table exists from the
+ * start) and forgotten, both families', when the module says it died.
  */
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include <ebpfilter/proto.h>
 
@@ -49,8 +45,8 @@ int ipt_backend_read_counters(const struct ipt_stored_table *t,
 {
 	if (!backend.ops)
 		return -ENODEV;
-	return backend.ops->read_counters(backend.ctx, t->netns, t->index, c,
-					  n);
+	return backend.ops->read_counters(backend.ctx, t->netns,
+					  t->family->nfproto, t->index, c, n);
 }
 
 int ipt_backend_restore_counters(const struct ipt_stored_table *t,
@@ -58,8 +54,9 @@ int ipt_backend_restore_counters(const struct ipt_stored_table *t,
 {
 	if (!backend.ops || !backend.ops->restore_counters)
 		return 0;
-	return backend.ops->restore_counters(backend.ctx, t->netns, t->index,
-					     c, n);
+	return backend.ops->restore_counters(backend.ctx, t->netns,
+					     t->family->nfproto, t->index, c,
+					     n);
 }
 
 bool ipt_backend_adopts(void)
@@ -72,6 +69,12 @@ bool ipt_backend_namespaces(void)
 {
 	return backend.ops && backend.ops->namespaces &&
 	       backend.ops->namespaces(backend.ctx);
+}
+
+bool ipt_backend_ipv6(void)
+{
+	return backend.ops && backend.ops->ipv6 &&
+	       backend.ops->ipv6(backend.ctx);
 }
 
 /* The tables the backend can enforce (bit per index): filter at least. */
@@ -96,7 +99,8 @@ static int backend_commit(const struct ipt_table_view *v, char *why,
 	return backend.ops->commit(backend.ctx, v, why, why_len);
 }
 
-/* The namespaces known, the initial one first (ipt_init()). */
+/* The namespaces' tables known, per family, the initial namespace's IPv4
+ * first (ipt_init()). */
 static struct {
 	struct ipt_ns **v;
 	size_t n, cap;
@@ -113,19 +117,19 @@ struct ipt_ns *ipt_ns_at(size_t i)
 	return i < nss.n ? nss.v[i] : NULL;
 }
 
-static size_t ns_pos(uint64_t id)
+static size_t ns_pos(uint64_t id, const struct ipt_family *family)
 {
 	size_t i;
 
 	for (i = 0; i < nss.n; i++)
-		if (nss.v[i]->id == id)
+		if (nss.v[i]->id == id && nss.v[i]->family == family)
 			return i;
 	return SIZE_MAX;
 }
 
-struct ipt_ns *ipt_ns_get(uint64_t id)
+struct ipt_ns *ipt_ns_get(uint64_t id, const struct ipt_family *family)
 {
-	size_t i = ns_pos(id);
+	size_t i = ns_pos(id, family);
 	struct ipt_ns *ns;
 
 	if (i != SIZE_MAX)
@@ -136,6 +140,7 @@ struct ipt_ns *ipt_ns_get(uint64_t id)
 	if (!ns)
 		return NULL;
 	ns->id = id;
+	ns->family = family;
 	nss.v[nss.n++] = ns;
 	return ns;
 }
@@ -151,33 +156,55 @@ static void ns_free(struct ipt_ns *ns)
 	free(ns);
 }
 
-int ipt_use_netns(uint64_t netns)
+int ipt_use_netns(uint64_t netns, unsigned int nfproto)
 {
+	const struct ipt_family *family = ipt_family_of(nfproto);
 	struct ipt_ns *ns;
 
+	if (!family)
+		return -EINVAL;
+	/* as ip_tables (ip6_tables) where no table was made */
 	if (netns != EBPF_NETNS_INIT && !ipt_backend_namespaces())
-		return -ENOENT;	/* as ip_tables where no table was made */
-	ns = ipt_ns_get(netns);
+		return -ENOENT;
+	if (family != &ipt_family_ipv4 && !ipt_backend_ipv6())
+		return -ENOENT;
+	ns = ipt_ns_get(netns, family);
 	if (!ns)
 		return -ENOMEM;
 	cur = ns;
 	return 0;
 }
 
+const struct ipt_family *ipt_current_family(void)
+{
+	return cur->family;
+}
+
 int ipt_netns_gone(uint64_t netns)
 {
-	size_t i = ns_pos(netns);
-	struct ipt_ns *ns;
-	bool had;
+	bool known = false, had = false;
+	size_t i = 0;
 
-	if (i == SIZE_MAX || netns == EBPF_NETNS_INIT)
+	if (netns == EBPF_NETNS_INIT)
 		return 0;
-	ns = nss.v[i];
-	had = ns->n_made;
-	nss.v[i] = nss.v[--nss.n];	/* the order of namespaces is free */
-	if (cur == ns)
-		cur = nss.v[0];
-	ns_free(ns);
+	/* both families' tables: the namespace took both with it */
+	while (i < nss.n) {
+		struct ipt_ns *ns = nss.v[i];
+
+		if (ns->id != netns) {
+			i++;
+			continue;
+		}
+		known = true;
+		had |= ns->n_made;
+		/* the order of namespaces is free */
+		nss.v[i] = nss.v[--nss.n];
+		if (cur == ns)
+			cur = nss.v[0];
+		ns_free(ns);
+	}
+	if (!known)
+		return 0;
 	if (backend.ops && backend.ops->forget)
 		backend.ops->forget(backend.ctx, netns);
 	if (had)
@@ -187,7 +214,8 @@ int ipt_netns_gone(uint64_t netns)
 
 static void note_made(const struct ipt_stored_table *t)
 {
-	struct ipt_ns *ns = ipt_ns_get(t->netns);	/* exists: t is its */
+	/* exists: t is its */
+	struct ipt_ns *ns = ipt_ns_get(t->netns, t->family);
 	unsigned int i;
 
 	for (i = 0; i < ns->n_made; i++)
@@ -209,6 +237,7 @@ struct ipt_stored_table *ipt_ns_table_slot(struct ipt_ns *ns, const char *name)
 		if (!t->valid_hooks) {
 			strcpy(t->name, names[i]);
 			t->netns = ns->id;
+			t->family = ns->family;
 			t->index = i;
 			t->valid_hooks = table_hooks[i];
 		}
@@ -243,15 +272,14 @@ static int build_initial_table(const struct ipt_stored_table *t,
 			       struct ipt_blob *out);
 
 /*
- * The table a request names, made on first use as ip_tables makes it
- * (xt_find_table_lock() runs the iptable_<name> template's table_init():
- * the built-in chains with ACCEPT policies) and put in force, in *@out;
- * -ENOENT for a name ip_tables has no table for, or one the backend
- * cannot enforce (the tc and netfilter mechanisms: filter only), as from
- * ip_tables without the iptable_<name> module; the commit's errno when the
- * backend refuses it (ENOMEM: the namespace's budget).
+ * ipt_table_use(): xt_find_table_lock() runs the iptable_<name> (or
+ * ip6table_<name>) template's table_init(): the built-in chains with
+ * ACCEPT policies.  -ENOENT too for a table the backend cannot enforce
+ * (the tc and netfilter mechanisms: filter only), as from ip_tables
+ * without the iptable_<name> module; ENOMEM from the commit: the
+ * namespace's budget.
  */
-static int table_use(const char *name, struct ipt_stored_table **out)
+int ipt_table_use(const char *name, struct ipt_stored_table **out)
 {
 	struct ipt_stored_table *t = ipt_table_slot(name);
 	struct ipt_blob initial;
@@ -274,7 +302,7 @@ static int table_use(const char *name, struct ipt_stored_table **out)
 	}
 	/* one line per table, not one per container's */
 	if (t->netns == EBPF_NETNS_INIT)
-		log_info("iptables: table %s created\n", t->name);
+		log_info("%s: table %s created\n", t->family->tool, t->name);
 	return 0;
 }
 
@@ -288,7 +316,8 @@ int ipt_table_read_counters(const struct ipt_stored_table *t,
 		return 0;	/* nothing in force yet, nothing counted */
 	err = ipt_backend_read_counters(t, c, t->blob.num_entries);
 	if (err)
-		log_err("iptables: reading the rule counters failed (%d)\n", err);
+		log_err("%s: reading the rule counters failed (%d)\n",
+			t->family->tool, err);
 	return err;
 }
 
@@ -298,6 +327,7 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 	struct ipt_table_view v = {
 		.name = t->name,
 		.netns = t->netns,
+		.family = t->family->nfproto,
 		.index = t->index,
 		.entries = b->entries,
 		.size = b->size,
@@ -343,7 +373,8 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	if (err == -IPT_BACKEND_NEED_CONNTRACK)
 		goto fail;	/* main.c asks the module, then we are asked again */
 	if (err) {
-		log_err("iptables: table %s not replaced: %s (%d)\n", t->name,
+		log_err("%s: table %s not replaced: %s (%d)\n",
+			t->family->tool, t->name,
 			why[0] ? why : "the enforcement backend refused it",
 			err);
 		goto fail;
@@ -358,13 +389,13 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 			memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
 		want = want && t->committed;
 		err = backend.ops->read_retired_counters(backend.ctx, t->netns,
-			t->index,
+			t->family->nfproto, t->index,
 			want ? old : NULL, want ? t->blob.num_entries : 0);
 		/* the new rules are in: as ip_tables when it cannot copy the
 		 * old counters out, the commit stands */
 		if (err)
-			log_err("iptables: reading the replaced rules' counters failed (%d)\n",
-				err);
+			log_err("%s: reading the replaced rules' counters failed (%d)\n",
+				t->family->tool, err);
 	}
 	ipt_blob_free(&t->blob);
 	free(t->base);
@@ -393,28 +424,30 @@ int ipt_table_restore_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 }
 
 /*
- * xt_alloc_initial_table() (xt_repldata.h) for iptable_<name>: one ACCEPT
- * policy per hook of the table in hook order, then the ERROR tail, laid
- * one after the other in @buf as in a replace blob; it goes through
- * translate_table() like any table, and so does ours.
+ * xt_alloc_initial_table() (xt_repldata.h) for iptable_<name> (or
+ * ip6table_<name>): one ACCEPT policy per hook of the table in hook
+ * order, then the ERROR tail, laid one after the other in @buf as in a
+ * replace blob; it goes through translate_table() like any table, and so
+ * does ours.
  */
 static int build_initial_table(const struct ipt_stored_table *t,
 			       struct ipt_blob *out)
 {
-	struct initial_standard {
-		struct ipt_entry entry;
-		struct xt_standard_target target;
-	};
-	struct initial_error {
-		struct ipt_entry entry;
-		struct xt_error_target target;
-	};
-	union {
-		unsigned char bytes[NF_INET_NUMHOOKS * sizeof(struct initial_standard) +
-				    sizeof(struct initial_error)];
-		struct ipt_entry align;
+	const struct ipt_family *f = t->family;
+	const unsigned int policy = f->entry_size +
+		XT_ALIGN(sizeof(struct xt_standard_target));
+	const unsigned int tail = f->entry_size +
+		XT_ALIGN(sizeof(struct xt_error_target));
+	union {	/* room for ip6_tables' larger entries */
+		unsigned char bytes[NF_INET_NUMHOOKS *
+			(sizeof(struct ip6t_entry) +
+			 XT_ALIGN(sizeof(struct xt_standard_target))) +
+			sizeof(struct ip6t_entry) +
+			XT_ALIGN(sizeof(struct xt_error_target))];
+		struct ip6t_entry align;
 	} buf;
-	struct initial_error *tail;
+	struct xt_standard_target *st;
+	struct xt_error_target *et;
 	struct ipt_replace repl;
 	unsigned int hook, n = 0, bytes = 0;
 
@@ -424,31 +457,30 @@ static int build_initial_table(const struct ipt_stored_table *t,
 	repl.valid_hooks = t->valid_hooks;
 
 	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
-		struct initial_standard *p = (void *)(buf.bytes + bytes);
+		unsigned char *e = buf.bytes + bytes;
 
 		if (!(t->valid_hooks & (1 << hook)))
 			continue;
 		repl.hook_entry[hook] = bytes;
 		repl.underflow[hook] = bytes;
-		p->entry.target_offset = sizeof(struct ipt_entry);
-		p->entry.next_offset = sizeof(*p);
-		p->target.target.u.user.target_size = XT_ALIGN(sizeof(p->target));
+		ipt_e_set_offsets(f, e, f->entry_size, policy);
+		st = (void *)(e + f->entry_size);
+		st->target.u.user.target_size = XT_ALIGN(sizeof(*st));
 		/* XT_STANDARD_TARGET is "": the zeroed name already says so */
-		p->target.verdict = -NF_ACCEPT - 1;
-		bytes += sizeof(*p);
+		st->verdict = -NF_ACCEPT - 1;
+		bytes += policy;
 		n++;
 	}
-	tail = (void *)(buf.bytes + bytes);
-	tail->entry.target_offset = sizeof(struct ipt_entry);
-	tail->entry.next_offset = sizeof(*tail);
-	tail->target.target.u.user.target_size = XT_ALIGN(sizeof(tail->target));
-	strcpy(tail->target.target.u.user.name, XT_ERROR_TARGET);
-	strcpy(tail->target.errorname, "ERROR");
-	bytes += sizeof(*tail);
+	ipt_e_set_offsets(f, buf.bytes + bytes, f->entry_size, tail);
+	et = (void *)(buf.bytes + bytes + f->entry_size);
+	et->target.u.user.target_size = XT_ALIGN(sizeof(*et));
+	strcpy(et->target.u.user.name, XT_ERROR_TARGET);
+	strcpy(et->errorname, "ERROR");
+	bytes += tail;
 
 	repl.num_entries = n + 1;
 	repl.size = bytes;
-	return ipt_translate(&repl, buf.bytes, out);
+	return ipt_translate_family(f, &repl, buf.bytes, out);
 }
 
 /*
@@ -463,7 +495,7 @@ int ipt_init(bool restore_follows)
 
 	while (nss.n)
 		ns_free(nss.v[--nss.n]);
-	cur = ipt_ns_get(EBPF_NETNS_INIT);
+	cur = ipt_ns_get(EBPF_NETNS_INIT, &ipt_family_ipv4);
 	if (!cur)
 		return -ENOMEM;
 	filter = ipt_table_slot("filter");
@@ -519,216 +551,5 @@ int ipt_table_commit_pending(void)
 	for (k = 0; k < nss.n; k++)
 		for (i = 0; i < IPT_NTABLES && !err; i++)
 			err = commit_pending(&nss.v[k]->tables[i]);
-	return err;
-}
-
-/* get_info() */
-static int get_info(const void *in, size_t in_len, size_t user_len,
-		    struct buf *out)
-{
-	char name[XT_TABLE_MAXNAMELEN];
-	struct ipt_stored_table *t;
-	struct ipt_getinfo *info;
-	int err;
-
-	if (user_len != sizeof(struct ipt_getinfo))
-		return -EINVAL;
-	if (in_len < sizeof(name))
-		return -EINVAL;		/* the module sends the name */
-	memcpy(name, in, sizeof(name));
-	name[sizeof(name) - 1] = '\0';
-
-	err = table_use(name, &t);
-	if (err)
-		return err;
-	info = buf_append_zero(out, sizeof(*info));
-	if (!info)
-		return -ENOMEM;
-	strcpy(info->name, name);
-	info->valid_hooks = t->valid_hooks;
-	memcpy(info->hook_entry, t->blob.hook_entry, sizeof(info->hook_entry));
-	memcpy(info->underflow, t->blob.underflow, sizeof(info->underflow));
-	info->num_entries = t->blob.num_entries;
-	info->size = t->blob.size;
-	return 0;
-}
-
-/*
- * get_entries().  The reply is the entry table only: the module copies it
- * behind the caller's struct ipt_get_entries, which ip_tables does not
- * rewrite either.
- */
-static int get_entries(const void *in, size_t in_len, size_t user_len,
-		       struct buf *out)
-{
-	struct ipt_stored_table *t;
-	struct ipt_get_entries get;
-	struct xt_counters *c;
-	unsigned char *p;
-	unsigned int off, i;
-	int err;
-
-	if (user_len < sizeof(get) || in_len < sizeof(get))
-		return -EINVAL;
-	memcpy(&get, in, sizeof(get));
-	if (user_len != sizeof(get) + (unsigned long long)get.size)
-		return -EINVAL;
-	get.name[sizeof(get.name) - 1] = '\0';
-
-	err = table_use(get.name, &t);
-	if (err)
-		return err;
-	if (get.size != t->blob.size)
-		return -EAGAIN;
-
-	c = calloc(t->blob.num_entries, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	err = ipt_table_read_counters(t, c);
-	if (err)
-		goto out;
-	p = buf_append_zero(out, t->blob.size);
-	if (!p) {
-		err = -ENOMEM;
-		goto out;
-	}
-	memcpy(p, t->blob.entries, t->blob.size);
-	for (off = 0, i = 0; off < t->blob.size; i++) {
-		struct ipt_entry *e = (struct ipt_entry *)(p + off);
-
-		memcpy(&e->counters, &c[i], sizeof(c[i]));
-		off += e->next_offset;
-	}
-out:
-	free(c);
-	return err;
-}
-
-int ipt_sockopt_get(unsigned int optname, const void *in, size_t in_len,
-		    size_t user_len, struct buf *out)
-{
-	switch (optname) {
-	case IPT_SO_GET_INFO:
-		return get_info(in, in_len, user_len, out);
-	case IPT_SO_GET_ENTRIES:
-		return get_entries(in, in_len, user_len, out);
-	default:
-		return -EINVAL;
-	}
-}
-
-/* do_replace() and __do_replace() */
-static int replace(const void *in, size_t in_len, struct buf *out)
-{
-	size_t out_len = out->len;
-	struct ipt_stored_table *t;
-	struct ipt_replace repl;
-	struct xt_counters *old;
-	struct ipt_blob nb;
-	int err;
-
-	if (in_len < sizeof(repl))
-		return -EINVAL;
-	memcpy(&repl, in, sizeof(repl));
-	if (repl.num_counters >= INT_MAX / sizeof(struct xt_counters))
-		return -ENOMEM;
-	if (repl.num_counters == 0)
-		return -EINVAL;
-	if ((unsigned long long)in_len < (unsigned long long)repl.size +
-					 sizeof(repl))
-		return -EINVAL;
-	repl.name[sizeof(repl.name) - 1] = '\0';
-
-	err = ipt_translate(&repl, (const unsigned char *)in + sizeof(repl),
-			    &nb);
-	if (err)
-		return err;
-
-	/* __do_replace(): xt_counters_alloc() refuses more than
-	 * XT_MAX_TABLE_SIZE (512 MiB) of counters, before the table is looked
-	 * up and the counters' number compared (make soak's sockopt fuzzer) */
-	if ((unsigned long long)repl.num_counters * sizeof(struct xt_counters) >
-	    512ULL << 20) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	err = table_use(repl.name, &t);
-	if (err)
-		goto fail;
-	/* "You lied!" */
-	if (repl.valid_hooks != t->valid_hooks) {
-		err = -EINVAL;
-		goto fail;
-	}
-	/* xt_replace_table(): the caller read an older table; libiptc retries. */
-	if (repl.num_counters != t->blob.num_entries) {
-		err = -EAGAIN;
-		goto fail;
-	}
-	old = buf_append_zero(out, repl.num_counters * sizeof(*old));
-	if (!old) {
-		err = -ENOMEM;
-		goto fail;
-	}
-	err = ipt_table_commit(t, &nb, NULL, old);
-	if (err)
-		goto fail;
-	return 0;
-fail:
-	out->len = out_len;
-	ipt_blob_free(&nb);
-	return err;
-}
-
-/* do_add_counters() with xt_copy_counters() */
-static int add_counters(const void *in, size_t in_len)
-{
-	const unsigned char *add = (const unsigned char *)in +
-				   sizeof(struct xt_counters_info);
-	struct ipt_stored_table *t;
-	struct xt_counters_info info;
-	unsigned int i;
-	int err;
-
-	if (in_len <= sizeof(info))
-		return -EINVAL;
-	memcpy(&info, in, sizeof(info));
-	info.name[sizeof(info.name) - 1] = '\0';
-	if ((unsigned long long)info.num_counters * sizeof(struct xt_counters) !=
-	    in_len - sizeof(info))
-		return -EINVAL;
-
-	err = table_use(info.name, &t);
-	if (err)
-		return err;
-	if (t->blob.num_entries != info.num_counters)
-		return -EINVAL;
-	for (i = 0; i < info.num_counters; i++) {
-		struct xt_counters c;
-
-		memcpy(&c, add + i * sizeof(c), sizeof(c));
-		t->base[i].bcnt += c.bcnt;
-		t->base[i].pcnt += c.pcnt;
-	}
-	return 0;
-}
-
-int ipt_sockopt_set(unsigned int optname, const void *in, size_t in_len,
-		    struct buf *out, bool *changed)
-{
-	int err;
-
-	switch (optname) {
-	case IPT_SO_SET_REPLACE:
-		err = replace(in, in_len, out);
-		break;
-	case IPT_SO_SET_ADD_COUNTERS:
-		err = add_counters(in, in_len);
-		break;
-	default:
-		return -EINVAL;
-	}
-	if (!err)
-		*changed = true;
 	return err;
 }

@@ -4,11 +4,13 @@
  * checks that produce one.  ipt.h is the outside (the sockopt handlers);
  * this header ties together the files that implement it:
  *
+ *   family.c    what differs between ip_tables' and ip6_tables' entries
  *   validate.c  translate_table(): the structural checks of SET_REPLACE
  *   ext.c       extension lookups and checks, by the descriptors of the
  *               extensions we serve (ext/ext.h)
- *   table.c     the stored tables, the sockopt handlers, and the
- *               way out to the enforcement backend (backend.h)
+ *   table.c     the stored tables and the way out to the enforcement
+ *               backend (backend.h)
+ *   sockopt.c   the sockopt handlers
  *   state.c     the tables serialized for helper restarts
  *               (vault/state_store.c)
  */
@@ -22,6 +24,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
 
+#include "ipt/family.h"
 #include "ipt/table_view.h"
 
 /*
@@ -31,10 +34,6 @@
  */
 #define IPT_XT_MAX_TABLE_SIZE		(512u * 1024 * 1024)
 #define IPT_XT_TABLE_INFO_SIZE		72u	/* x86-64 sizeof(xt_table_info) */
-
-/* The smallest entry translate_table() accepts: header plus a target. */
-#define IPT_MIN_ENTRY_SIZE \
-	(sizeof(struct ipt_entry) + sizeof(struct xt_entry_target))
 
 /**
  * struct ipt_blob - a table that passed translate_table()
@@ -64,10 +63,16 @@ struct ipt_blob {
  * first problem found gives the kernel's errno.  @entries is only read;
  * on success @out holds a fresh copy (free with ipt_blob_free()).
  * The table name and valid_hooks are not checked here (that is
- * __do_replace()'s business, after translation).
+ * __do_replace()'s business, after translation).  ipt_translate() is
+ * ipt_translate_family() of IPv4; of IPv6 (ip6_tables' translate_table(),
+ * the same steps), @repl is a struct ip6t_replace (the same layout) and
+ * the entries are struct ip6t_entry.
  */
 int ipt_translate(const struct ipt_replace *repl, const void *entries,
 		  struct ipt_blob *out);
+int ipt_translate_family(const struct ipt_family *f,
+			 const struct ipt_replace *repl, const void *entries,
+			 struct ipt_blob *out);
 void ipt_blob_free(struct ipt_blob *b);
 
 /*
@@ -91,14 +96,15 @@ static inline bool ipt_ext_name_is(const char *field, const char *name)
  * entry's comefrom.  An extension (or revision) we have no descriptor
  * for passes when ipt_backend_kernel_checks(): the kernel checks it.
  */
-int ipt_ext_check_entry(const struct ipt_entry *e, unsigned int hook_mask);
+int ipt_ext_check_entry(const struct ipt_family *f, const void *e,
+			unsigned int hook_mask);
 
 /*
  * Rewrite the extension headers and payloads of @e the way
  * copy_entries_to_user() presents them: the name NUL-padded, the
  * payload's alignment padding zeroed.  @e passed ipt_ext_check_entry().
  */
-void ipt_ext_normalize(struct ipt_entry *e);
+void ipt_ext_normalize(const struct ipt_family *f, void *e);
 
 /**
  * struct ipt_stored_table - a table as the helper serves it
@@ -113,10 +119,12 @@ void ipt_ext_normalize(struct ipt_entry *e);
  * @committed:   @blob is the one in force (false between ipt_init() with
  *               a restore to follow and that restore)
  * @netns:       the namespace it belongs to (struct ipt_ns.id)
+ * @family:      ip_tables' or ip6_tables' (struct ipt_ns.family)
  */
 struct ipt_stored_table {
 	char name[XT_TABLE_MAXNAMELEN];
 	uint64_t netns;
+	const struct ipt_family *family;
 	unsigned int index;
 	unsigned int valid_hooks;
 	struct ipt_blob blob;
@@ -125,9 +133,12 @@ struct ipt_stored_table {
 };
 
 /**
- * struct ipt_ns - one network namespace's tables, as ip_tables has them
- *                 per namespace (each made on first use)
+ * struct ipt_ns - one network namespace's tables of one family, as
+ *                 ip_tables (or ip6_tables) has them per namespace (each
+ *                 made on first use)
  * @id:     the module's number for it (ebpfilter/proto.h)
+ * @family: IPv4's tables or IPv6's: separate, as ip_tables' and
+ *          ip6_tables' are
  * @tables: in IPT_TABLE_NAMES order; made or not
  * @made:   the tables made so far (indexes), in the order they were made:
  *          the snapshot keeps it, as the module keeps it for
@@ -136,6 +147,7 @@ struct ipt_stored_table {
  */
 struct ipt_ns {
 	uint64_t id;
+	const struct ipt_family *family;
 	struct ipt_stored_table tables[IPT_NTABLES];
 	unsigned int made[IPT_NTABLES], n_made;
 };
@@ -145,11 +157,16 @@ struct ipt_ns {
  * request) chooses it; the calls below that take no namespace act on it.
  */
 
-/* The namespace numbered @id, made if new (NULL: out of memory). */
-struct ipt_ns *ipt_ns_get(uint64_t id);
+/* The tables of @family of the namespace numbered @id, made if new (NULL:
+ * out of memory). */
+struct ipt_ns *ipt_ns_get(uint64_t id, const struct ipt_family *family);
 
-/* The @i-th namespace known (0: the initial one), or NULL past the last. */
+/* The @i-th namespace's tables of one family known (0: the initial
+ * namespace's IPv4), or NULL past the last. */
 struct ipt_ns *ipt_ns_at(size_t i);
+
+/* The family of the tables requests are served in (ipt_use_netns()). */
+const struct ipt_family *ipt_current_family(void);
 
 /* The table called @name (already NUL-terminated) if it exists, or NULL. */
 struct ipt_stored_table *ipt_table_find(const char *name);
@@ -166,6 +183,17 @@ struct ipt_stored_table *ipt_table_at(unsigned int n);
 
 /* Does the backend serve namespaces other than the initial one? */
 bool ipt_backend_namespaces(void);
+
+/* Does the backend serve ip6_tables' tables? */
+bool ipt_backend_ipv6(void);
+
+/*
+ * The table a request names, made on first use as ip_tables makes it and
+ * put in force, in *@out (table.c, table_use()); -ENOENT for a name
+ * ip_tables has no table for or one the backend cannot enforce; the
+ * commit's errno when the backend refuses it.
+ */
+int ipt_table_use(const char *name, struct ipt_stored_table **out);
 
 /* ipt_backend_ops.kernel_checks: the kernel checks extensions we do not
  * know (ext.c leaves them to it) */

@@ -22,8 +22,11 @@
  * @name:        table name ("filter", "nat", ...)
  * @netns:       the network namespace it belongs to (the module's number,
  *               ebpfilter/proto.h; EBPF_NETNS_INIT: the initial one)
+ * @family:      NFPROTO_IPV4: ip_tables' (@entries are struct ipt_entry);
+ *               NFPROTO_IPV6: ip6_tables' (struct ip6t_entry, which the
+ *               IR and the code generator do not read)
  * @index:       its place in IPT_TABLE_NAMES (0: filter)
- * @entries:     the struct ipt_entry array exactly as SET_REPLACE gave it
+ * @entries:     the entry array exactly as SET_REPLACE gave it
  *               (validated: offsets, jumps, extension payloads all checked);
  *               a backend's commit may rewrite it in place, same layout
  *               (kmod: the module's GET_ENTRIES form, ipt/backend.h)
@@ -39,6 +42,7 @@
 struct ipt_table_view {
 	const char *name;
 	uint64_t netns;
+	unsigned int family;
 	unsigned int index;
 	void *entries;
 	size_t size;

@@ -2,7 +2,9 @@
 /*
  * translate_table(): the checks ip_tables makes on a SET_REPLACE blob
  * before it becomes a table (net/ipv4/netfilter/ip_tables.c and
- * net/netfilter/x_tables.c of Linux 6.1; 6.12 is identical here).
+ * net/netfilter/x_tables.c of Linux 6.1; 6.12 is identical here), and
+ * ip6_tables' (net/ipv6/netfilter/ip6_tables.c: the same steps on struct
+ * ip6t_entry; family.h says where the two entries differ).
  *
  * The order of the checks is the kernel's, because the first failing
  * check decides the errno the caller sees and iptables' messages depend
@@ -13,7 +15,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
+#include "ipt/family.h"
 #include "ipt/table.h"
 #include "lib/bigmem.h"
 
@@ -29,30 +33,20 @@ typedef struct xt_entry_target any_target __attribute__((aligned(1)));
 typedef struct xt_standard_target any_standard_target __attribute__((aligned(1)));
 typedef struct xt_error_target any_error_target __attribute__((aligned(1)));
 
-static const struct ipt_entry *entry_at(const unsigned char *base,
-					unsigned int off)
+static const any_target *target_of(const struct ipt_family *f,
+				   const void *e)
 {
-	return (const struct ipt_entry *)(base + off);
+	return ipt_e_target(f, e);
 }
 
-static const any_target *target_of(const struct ipt_entry *e)
+/* unconditional(): no condition in the IP part, no match. */
+static bool unconditional(const struct ipt_family *f, const void *e)
 {
-	return (const void *)((const unsigned char *)e + e->target_offset);
-}
+	/* the larger of struct ipt_ip and struct ip6t_ip6 */
+	static const struct ip6t_ip6 uncond;
 
-/* ip_checkentry() */
-static bool ip_header_ok(const struct ipt_ip *ip)
-{
-	return !(ip->flags & ~IPT_F_MASK) && !(ip->invflags & ~IPT_INV_MASK);
-}
-
-/* unconditional(): no condition in the header, no match. */
-static bool unconditional(const struct ipt_entry *e)
-{
-	static const struct ipt_ip uncond;
-
-	return e->target_offset == sizeof(struct ipt_entry) &&
-	       memcmp(&e->ip, &uncond, sizeof(uncond)) == 0;
+	return ipt_e_target_offset(f, e) == f->entry_size &&
+	       memcmp(e, &uncond, f->ip_size) == 0;
 }
 
 /*
@@ -76,10 +70,10 @@ static bool verdict_ok(int verdict)
 }
 
 /* xt_check_entry_match(): the matches tile [elems, target) exactly. */
-static int check_entry_matches(const struct ipt_entry *e)
+static int check_entry_matches(const struct ipt_family *f, const void *e)
 {
-	unsigned int pos = sizeof(struct ipt_entry);
-	int length = e->target_offset - sizeof(struct ipt_entry);
+	unsigned int pos = f->entry_size;
+	int length = ipt_e_target_offset(f, e) - (int)f->entry_size;
 
 	if (length == 0)
 		return 0;
@@ -103,17 +97,17 @@ static int check_entry_matches(const struct ipt_entry *e)
 }
 
 /* xt_check_entry_offsets() */
-static int check_entry_offsets(const struct ipt_entry *e)
+static int check_entry_offsets(const struct ipt_family *f, const void *e)
 {
-	unsigned int target_offset = e->target_offset;
-	unsigned int next_offset = e->next_offset;
+	unsigned int target_offset = ipt_e_target_offset(f, e);
+	unsigned int next_offset = ipt_e_next_offset(f, e);
 	const any_target *t;
 
-	if (target_offset < sizeof(struct ipt_entry))
+	if (target_offset < f->entry_size)
 		return -EINVAL;
 	if (target_offset + sizeof(*t) > next_offset)
 		return -EINVAL;
-	t = target_of(e);
+	t = target_of(f, e);
 	if (t->u.target_size < sizeof(*t))
 		return -EINVAL;
 	if (target_offset + t->u.target_size > next_offset)
@@ -136,18 +130,18 @@ static int check_entry_offsets(const struct ipt_entry *e)
 		    sizeof(et->errorname))
 			return -EINVAL;
 	}
-	return check_entry_matches(e);
+	return check_entry_matches(f, e);
 }
 
 /* check_underflow(): a policy is an unconditional ACCEPT or DROP. */
-static bool underflow_ok(const struct ipt_entry *e)
+static bool underflow_ok(const struct ipt_family *f, const void *e)
 {
 	const any_target *t;
 	unsigned int verdict;
 
-	if (!unconditional(e))
+	if (!unconditional(f, e))
 		return false;
-	t = target_of(e);
+	t = target_of(f, e);
 	if (!ipt_ext_name_is(t->u.user.name, XT_STANDARD_TARGET))
 		return false;
 	verdict = ((const any_standard_target *)t)->verdict;
@@ -156,25 +150,29 @@ static bool underflow_ok(const struct ipt_entry *e)
 }
 
 /* check_entry_size_and_hooks() for the entry at @pos of @size bytes. */
-static int check_entry_size_and_hooks(unsigned char *base, unsigned int size,
+static int check_entry_size_and_hooks(const struct ipt_family *f,
+				      unsigned char *base, unsigned int size,
 				      unsigned int pos,
 				      const struct ipt_replace *repl,
 				      struct ipt_blob *b)
 {
-	struct ipt_entry *e = (struct ipt_entry *)(base + pos);
+	unsigned char *e = base + pos;
+	struct xt_counters *c;
 	unsigned int h;
 	int err;
 
-	/* Bounds first: nothing of the entry is read before they hold. */
+	/* Bounds first: nothing of the entry is read before they hold
+	 * (both entries are 8-aligned: their counters are u64). */
 	if (pos % __alignof__(struct ipt_entry) ||
-	    (unsigned long long)pos + sizeof(struct ipt_entry) >= size ||
-	    (unsigned long long)pos + e->next_offset > size)
+	    (unsigned long long)pos + f->entry_size >= size ||
+	    (unsigned long long)pos + ipt_e_next_offset(f, e) > size)
 		return -EINVAL;
-	if (e->next_offset < IPT_MIN_ENTRY_SIZE)
+	if (ipt_e_next_offset(f, e) < f->entry_size +
+	    sizeof(struct xt_entry_target))
 		return -EINVAL;
-	if (!ip_header_ok(&e->ip))
+	if (!f->ip_ok(e))
 		return -EINVAL;
-	err = check_entry_offsets(e);
+	err = check_entry_offsets(f, e);
 	if (err)
 		return err;
 
@@ -184,16 +182,17 @@ static int check_entry_size_and_hooks(unsigned char *base, unsigned int size,
 		if (pos == repl->hook_entry[h])
 			b->hook_entry[h] = repl->hook_entry[h];
 		if (pos == repl->underflow[h]) {
-			if (!underflow_ok(e))
+			if (!underflow_ok(f, e))
 				return -EINVAL;
 			b->underflow[h] = repl->underflow[h];
 		}
 	}
 
 	/* The kernel clears both; comefrom is recomputed below. */
-	e->counters.pcnt = 0;
-	e->counters.bcnt = 0;
-	e->comefrom = 0;
+	c = ipt_e_counters(f, e);
+	c->pcnt = 0;
+	c->bcnt = 0;
+	*ipt_e_comefrom(f, e) = 0;
 	return 0;
 }
 
@@ -252,7 +251,8 @@ static bool is_entry_start(const unsigned int *offsets, unsigned int target,
  * path".  Every position the walk reaches is an entry start: a hook
  * entry, a checked jump target or the next entry of one.
  */
-static bool mark_source_chains(unsigned char *base, const struct ipt_blob *b,
+static bool mark_source_chains(const struct ipt_family *f,
+			       unsigned char *base, const struct ipt_blob *b,
 			       unsigned int valid_hooks,
 			       const unsigned int *offsets)
 {
@@ -261,45 +261,46 @@ static bool mark_source_chains(unsigned char *base, const struct ipt_blob *b,
 
 	for (hook = 0; hook < NF_INET_NUMHOOKS; hook++) {
 		unsigned int pos = b->hook_entry[hook];
-		struct ipt_entry *e = (struct ipt_entry *)(base + pos);
+		unsigned char *e = base + pos;
 
 		if (!(valid_hooks & (1 << hook)))
 			continue;
-		e->counters.pcnt = pos;
+		ipt_e_counters(f, e)->pcnt = pos;
 
 		for (;;) {
-			const any_target *t = target_of(e);
+			const any_target *t = target_of(f, e);
+			unsigned int *comefrom = ipt_e_comefrom(f, e);
 			bool standard = ipt_ext_name_is(t->u.user.name,
 							XT_STANDARD_TARGET);
 			int verdict = standard ?
 				((const any_standard_target *)t)->verdict : 0;
-			unsigned int visited = e->comefrom & (1u << hook);
+			unsigned int visited = *comefrom & (1u << hook);
 
-			if (e->comefrom & on_path)
+			if (*comefrom & on_path)
 				return false;
-			e->comefrom |= (1u << hook) | on_path;
+			*comefrom |= (1u << hook) | on_path;
 
-			if ((unconditional(e) && standard && verdict < 0) ||
+			if ((unconditional(f, e) && standard && verdict < 0) ||
 			    visited) {
 				unsigned int oldpos, next;
 
 				/* Return: back along the path to the last jump. */
 				do {
-					e->comefrom ^= on_path;
+					*ipt_e_comefrom(f, e) ^= on_path;
 					oldpos = pos;
-					pos = e->counters.pcnt;
-					e->counters.pcnt = 0;
+					pos = ipt_e_counters(f, e)->pcnt;
+					ipt_e_counters(f, e)->pcnt = 0;
 					if (pos == oldpos)
 						goto next_hook;
-					e = (struct ipt_entry *)(base + pos);
-				} while (oldpos == pos + e->next_offset);
+					e = base + pos;
+				} while (oldpos == pos + ipt_e_next_offset(f, e));
 
 				/* ... and on to the entry after that jump. */
-				next = e->next_offset;
+				next = ipt_e_next_offset(f, e);
 				if (pos + next >= b->size)
 					return false;
-				e = (struct ipt_entry *)(base + pos + next);
-				e->counters.pcnt = pos;
+				e = base + pos + next;
+				ipt_e_counters(f, e)->pcnt = pos;
 				pos += next;
 			} else {
 				unsigned int newpos;
@@ -310,12 +311,12 @@ static bool mark_source_chains(unsigned char *base, const struct ipt_blob *b,
 							    b->num_entries))
 						return false;
 				} else {
-					newpos = pos + e->next_offset;
+					newpos = pos + ipt_e_next_offset(f, e);
 					if (newpos >= b->size)
 						return false;
 				}
-				e = (struct ipt_entry *)(base + newpos);
-				e->counters.pcnt = pos;
+				e = base + newpos;
+				ipt_e_counters(f, e)->pcnt = pos;
 				pos = newpos;
 			}
 		}
@@ -330,8 +331,9 @@ void ipt_blob_free(struct ipt_blob *b)
 	memset(b, 0, sizeof(*b));
 }
 
-int ipt_translate(const struct ipt_replace *repl, const void *entries,
-		  struct ipt_blob *out)
+int ipt_translate_family(const struct ipt_family *f,
+			 const struct ipt_replace *repl, const void *entries,
+			 struct ipt_blob *out)
 {
 	struct ipt_blob b = { 0 };
 	unsigned int *offsets = NULL;
@@ -363,7 +365,7 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 	 * more entries than fit at the minimum entry size: a lying
 	 * num_entries cannot make us allocate more than the blob justifies.
 	 */
-	max_entries = b.size / IPT_MIN_ENTRY_SIZE + 1;
+	max_entries = b.size / (f->entry_size + sizeof(struct xt_entry_target)) + 1;
 	if (max_entries > b.num_entries)
 		max_entries = b.num_entries;
 	offsets = calloc(max_entries ? max_entries : 1, sizeof(*offsets));
@@ -373,18 +375,17 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 	}
 
 	i = 0;
-	for (pos = 0; pos < b.size; pos += entry_at(b.entries, pos)->next_offset) {
-		const struct ipt_entry *e;
-
-		ret = check_entry_size_and_hooks(b.entries, b.size, pos, repl,
-						 &b);
+	for (pos = 0; pos < b.size;
+	     pos += ipt_e_next_offset(f, b.entries + pos)) {
+		ret = check_entry_size_and_hooks(f, b.entries, b.size, pos,
+						 repl, &b);
 		if (ret)
 			goto fail;
-		e = entry_at(b.entries, pos);
 		if (i < max_entries)
 			offsets[i] = pos;
 		++i;
-		if (ipt_ext_name_is(target_of(e)->u.user.name, XT_ERROR_TARGET))
+		if (ipt_ext_name_is(target_of(f, b.entries + pos)->u.user.name,
+				    XT_ERROR_TARGET))
 			++b.stacksize;
 	}
 
@@ -394,25 +395,27 @@ int ipt_translate(const struct ipt_replace *repl, const void *entries,
 	ret = check_table_hooks(&b, repl->valid_hooks);
 	if (ret)
 		goto fail;
-	if (!mark_source_chains(b.entries, &b, repl->valid_hooks, offsets)) {
+	if (!mark_source_chains(f, b.entries, &b, repl->valid_hooks, offsets)) {
 		ret = -ELOOP;
 		goto fail;
 	}
 
 	/* find_check_entry(): the extensions, in blob order. */
-	for (pos = 0; pos < b.size; pos += entry_at(b.entries, pos)->next_offset) {
-		struct ipt_entry *e = (struct ipt_entry *)(b.entries + pos);
+	for (pos = 0; pos < b.size;
+	     pos += ipt_e_next_offset(f, b.entries + pos)) {
+		unsigned char *e = b.entries + pos;
 
-		ret = ipt_ext_check_entry(e, e->comefrom);
+		ret = ipt_ext_check_entry(f, e, *ipt_e_comefrom(f, e));
 		if (ret)
 			goto fail;
 	}
-	for (pos = 0; pos < b.size; pos += entry_at(b.entries, pos)->next_offset) {
-		struct ipt_entry *e = (struct ipt_entry *)(b.entries + pos);
+	for (pos = 0; pos < b.size;
+	     pos += ipt_e_next_offset(f, b.entries + pos)) {
+		unsigned char *e = b.entries + pos;
 
 		/* mark_source_chains() leaves back pointers behind. */
-		e->counters.pcnt = 0;
-		ipt_ext_normalize(e);
+		ipt_e_counters(f, e)->pcnt = 0;
+		ipt_ext_normalize(f, e);
 	}
 
 	free(offsets);
@@ -422,4 +425,10 @@ fail:
 	free(offsets);
 	ipt_blob_free(&b);
 	return ret;
+}
+
+int ipt_translate(const struct ipt_replace *repl, const void *entries,
+		  struct ipt_blob *out)
+{
+	return ipt_translate_family(&ipt_family_ipv4, repl, entries, out);
 }

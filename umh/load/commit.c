@@ -91,7 +91,7 @@ struct enf_probed {
 
 /**
  * struct enf_table - what is kept for one table of one namespace
- * @netns, @index: which (ipt_table_view's)
+ * @netns, @family, @index: which (ipt_table_view's)
  * @ctr_fd:     its counters map in force, counting @nentries rules; -1:
  *              nothing committed yet
  * @retired_fd: the counters of the rules the last commit replaced, read
@@ -103,7 +103,7 @@ struct enf_probed {
  */
 struct enf_table {
 	uint64_t netns;
-	unsigned int index;
+	unsigned int family, index;
 	int ctr_fd, retired_fd;
 	unsigned int nentries, retired_n;
 	bool uses_ct;
@@ -122,30 +122,35 @@ static struct {
 	} tables;
 } S = { .o = VAULT_OBJS_NONE };
 
-/* The record of table @index of @netns; made if @make (NULL: no memory). */
-static struct enf_table *table_rec(uint64_t netns, unsigned int index,
-				   bool make)
+/* The record of table @index of @family of @netns; made if @make (NULL:
+ * no memory). */
+static struct enf_table *table_rec(uint64_t netns, unsigned int family,
+				   unsigned int index, bool make)
 {
 	struct enf_table *e;
 	size_t i;
 
 	for (i = 0; i < S.tables.n; i++)
 		if (S.tables.v[i].netns == netns &&
+		    S.tables.v[i].family == family &&
 		    S.tables.v[i].index == index)
 			return &S.tables.v[i];
 	if (!make || index >= VAULT_TABLES ||
 	    vec_reserve(&S.tables.v, &S.tables.cap, S.tables.n + 1))
 		return NULL;
 	e = &S.tables.v[S.tables.n++];
-	*e = (struct enf_table){ .netns = netns, .index = index,
+	*e = (struct enf_table){ .netns = netns, .family = family,
+				 .index = index,
 				 .ctr_fd = -1, .retired_fd = -1 };
 	return e;
 }
 
-/* The vault keeps the initial namespace's counters maps. */
+/* The vault keeps the initial namespace's IPv4 counters maps (the kmod
+ * mechanism, the only one with IPv6 tables, carries their counts over in
+ * the module: EBPF_INSTALL_F_ADOPT). */
 static void mirror_to_vault(const struct enf_table *e)
 {
-	if (e->netns != EBPF_NETNS_INIT)
+	if (e->netns != EBPF_NETNS_INIT || e->family != NFPROTO_IPV4)
 		return;
 	S.o.ctr_fd[e->index] = e->ctr_fd;
 	S.o.nentries[e->index] = e->nentries;
@@ -263,7 +268,7 @@ static void adopt_counters(void)
 
 		if (S.o.ctr_fd[i] < 0)
 			continue;
-		e = table_rec(EBPF_NETNS_INIT, i, true);
+		e = table_rec(EBPF_NETNS_INIT, NFPROTO_IPV4, i, true);
 		if (!e) {	/* counted on by the module still; not read */
 			log_err("enforcement: no memory to adopt table %u's counters\n", i);
 			close(S.o.ctr_fd[i]);
@@ -439,32 +444,82 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 	return r;
 }
 
-/* Table @e's new counters map @ctr and @ir's facts are in force: keep
- * them; the replaced rules' map parked under @park_state if not 0. */
-static void committed(struct enf_table *e, const struct ir_table *ir, int ctr,
-		      uint32_t park_state)
+/* Table @e's new counters map @ctr, counting @nrules rules that use
+ * conntrack if @uses_ct, is in force: keep them; the replaced rules' map
+ * parked under @park_state if not 0. */
+static void committed(struct enf_table *e, bool uses_ct, unsigned int nrules,
+		      int ctr, uint32_t park_state)
 {
 	bool park = park_state && e->ctr_fd >= 0;
 
-	e->uses_ct = ir->uses_ct;
+	e->uses_ct = uses_ct;
 	/* kept until ipt/ read what the replaced rules counted last */
 	let_go_retired(e);
 	e->retired_fd = e->ctr_fd;
 	e->retired_n = e->nentries;
 	e->ctr_fd = ctr;
-	e->nentries = ir->nrules;
+	e->nentries = nrules;
 	mirror_to_vault(e);
 	if (park) {
 		drop_parked();
 		S.o.retired_fd = e->retired_fd;
 		S.o.retired_state = park_state;
 		S.o.retired_netns = e->netns;
+		S.o.retired_family = e->family;
 		S.o.retired_table = e->index;
 		S.o.retired_n = e->retired_n;
 	}
 	/* the other namespaces' maps are not the vault's: only a park */
 	if (e->netns == EBPF_NETNS_INIT || park)
 		vault_store();
+}
+
+/*
+ * Hand table @t to the mechanism's kernel side (kmod) with the programs
+ * @fds, its counters map @ctr and the resume map @resume (-1: none),
+ * the mechanism's names attached first if they are not yet.  0 or -errno.
+ */
+static int install_table(const struct ipt_table_view *t,
+			 const int fds[CG_ALL_HOOKS], int ctr, int resume,
+			 char *err, size_t err_len)
+{
+	int r = 0;
+
+	if (!S.attached) {	/* the names before the first packet */
+		r = S.ek.ops->attach(&S.o, err, err_len);
+		S.attached = !r;
+	}
+	phase_to(PH_INSTALL);
+	if (!r)
+		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
+	phase_to(PH_AFTER);
+	return r;
+}
+
+/*
+ * An IPv6 table (kmod): the IR and the code generator read struct
+ * ipt_entry, so there is no program; the module walks every hook of it
+ * as ip6_tables does, counting each entry into the counters map.
+ */
+static int commit_walked(struct enf_table *e, const struct ipt_table_view *t,
+			 uint32_t park_state, char *err, size_t err_len)
+{
+	const int fds[CG_ALL_HOOKS] = { -1, -1, -1, -1, -1 };
+	int ctr, r;
+
+	phase_to(PH_MAPS);
+	ctr = enf_counters_create(t->num_entries);
+	if (ctr < 0) {
+		snprintf(err, err_len, "counters map: %s", strerror(-ctr));
+		return ctr;
+	}
+	r = install_table(t, fds, ctr, -1, err, err_len);
+	if (r) {
+		close(ctr);
+		return r;
+	}
+	committed(e, false, t->num_entries, ctr, park_state);
+	return 0;
 }
 
 /*
@@ -485,7 +540,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
 		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
 	int fds[CG_ALL_HOOKS] = { -1, -1, -1, -1, -1 };
-	struct enf_table *e = table_rec(t->netns, t->index, true);
+	struct enf_table *e = table_rec(t->netns, t->family, t->index, true);
 	struct ir_table ir;
 	unsigned int h, walked;
 	int ctr, resume = -1, r;
@@ -494,6 +549,8 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		snprintf(err, err_len, "no memory for the table's record");
 		return -ENOMEM;
 	}
+	if (t->family != NFPROTO_IPV4)
+		return commit_walked(e, t, park_state, err, err_len);
 	phase_to(PH_IR);
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
 	if (r)
@@ -533,15 +590,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
 				 nfhook[h], err);
 	}
-	r = 0;
-	if (!S.attached) {	/* the names before the first packet */
-		r = S.ek.ops->attach(&S.o, err, err_len);
-		S.attached = !r;
-	}
-	phase_to(PH_INSTALL);
-	if (!r)
-		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
-	phase_to(PH_AFTER);
+	r = install_table(t, fds, ctr, resume, err, err_len);
 	enf_keep_end(&e->keep, !r);
 	/* the module holds what it runs */
 	for (h = 0; h < CG_ALL_HOOKS; h++)
@@ -551,7 +600,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		close(ctr);
 		goto out;
 	}
-	committed(e, &ir, ctr, park_state);
+	committed(e, ir.uses_ct, ir.nrules, ctr, park_state);
 out:
 	ir_free(&ir);
 	return r;
@@ -570,13 +619,14 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		return -ENODEV;
 	if (S.ek.ops->install)
 		return commit_install(t, park_state, err, err_len);
-	/* the dispatchers run the initial namespace's filter table */
-	if (t->index || t->netns != EBPF_NETNS_INIT) {
+	/* the dispatchers run the initial namespace's IPv4 filter table */
+	if (t->index || t->netns != EBPF_NETNS_INIT ||
+	    t->family != NFPROTO_IPV4) {
 		snprintf(err, err_len, "table %s needs the kmod mechanism",
 			 t->name);
 		return -EOPNOTSUPP;
 	}
-	e = table_rec(t->netns, t->index, true);
+	e = table_rec(t->netns, t->family, t->index, true);
 	if (!e) {
 		snprintf(err, err_len, "no memory for the table's record");
 		return -ENOMEM;
@@ -617,7 +667,7 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 	}
 	S.o.gen = idle;
 	enf_keep_end(&e->keep, true);
-	committed(e, &ir, ctr, park_state);
+	committed(e, ir.uses_ct, ir.nrules, ctr, park_state);
 	ir_free(&ir);
 	return 0;
 
@@ -631,10 +681,11 @@ out:
 	return r;
 }
 
-int enforce_read_counters(uint64_t netns, unsigned int index,
-			  struct xt_counters *c, unsigned int n)
+int enforce_read_counters(uint64_t netns, unsigned int family,
+			  unsigned int index, struct xt_counters *c,
+			  unsigned int n)
 {
-	const struct enf_table *e = table_rec(netns, index, false);
+	const struct enf_table *e = table_rec(netns, family, index, false);
 
 	if (!e || e->ctr_fd < 0)
 		return 0;	/* nothing committed yet: nothing counted */
@@ -649,10 +700,11 @@ int enforce_read_counters(uint64_t netns, unsigned int index,
  * (the kmod mechanism's install returns once no CPU runs the old rules
  * any more: kmod/xt_table.c, wait_for_readers()).  0 when nothing was replaced.
  */
-int enforce_read_retired_counters(uint64_t netns, unsigned int index,
-				  struct xt_counters *c, unsigned int n)
+int enforce_read_retired_counters(uint64_t netns, unsigned int family,
+				  unsigned int index, struct xt_counters *c,
+				  unsigned int n)
 {
-	struct enf_table *e = table_rec(netns, index, false);
+	struct enf_table *e = table_rec(netns, family, index, false);
 	int r = 0;
 
 	if (!e || e->retired_fd < 0)
@@ -664,15 +716,16 @@ int enforce_read_retired_counters(uint64_t netns, unsigned int index,
 	return r;
 }
 
-int enforce_read_parked_counters(uint64_t netns, unsigned int index,
-				 uint32_t state, struct xt_counters *c,
-				 unsigned int n)
+int enforce_read_parked_counters(uint64_t netns, unsigned int family,
+				 unsigned int index, uint32_t state,
+				 struct xt_counters *c, unsigned int n)
 {
 	const struct vault_objs *o = &S.o;
 	int r;
 
 	if (o->retired_fd < 0 || !state || o->retired_state != state ||
-	    o->retired_netns != netns || o->retired_table != index)
+	    o->retired_netns != netns || o->retired_family != family ||
+	    o->retired_table != index)
 		return 0;
 	if (o->retired_n != n) {	/* not the rules it counted */
 		log_warn("enforcement: the parked counters of table %u count %u rules, the restored table has %u; ignored\n",

@@ -68,21 +68,24 @@ int enforce_commit(const struct ipt_table_view *t, bool conntrack_on,
 		   uint32_t park_state, char *err, size_t err_len);
 
 /* Add the packet/byte counts matched since the last commit of table
- * @index (ipt_table_view.index), per entry in blob order, to @c[0..n-1].
- * 0 or -errno. */
-int enforce_read_counters(uint64_t netns, unsigned int index,
-			  struct xt_counters *c, unsigned int n);
+ * @index (ipt_table_view.index) of @family (NFPROTO_*) of @netns, per
+ * entry in blob order, to @c[0..n-1].  0 or -errno. */
+int enforce_read_counters(uint64_t netns, unsigned int family,
+			  unsigned int index, struct xt_counters *c,
+			  unsigned int n);
 /* the counts of the rules table @index's last commit replaced (once) */
-int enforce_read_retired_counters(uint64_t netns, unsigned int index,
-				  struct xt_counters *c, unsigned int n);
+int enforce_read_retired_counters(uint64_t netns, unsigned int family,
+				  unsigned int index, struct xt_counters *c,
+				  unsigned int n);
 /*
  * In the restore of saved state @state: if the parked counters are of
- * its table @index of @netns (of @n entries), add them to @c[0..n-1].
+ * its table @index of @family of @netns (of @n entries), add them to
+ * @c[0..n-1].
  * 1 if added, 0 if not, -errno.
  */
-int enforce_read_parked_counters(uint64_t netns, unsigned int index,
-				 uint32_t state, struct xt_counters *c,
-				 unsigned int n);
+int enforce_read_parked_counters(uint64_t netns, unsigned int family,
+				 unsigned int index, uint32_t state,
+				 struct xt_counters *c, unsigned int n);
 /*
  * Let go of the parked counters: the caller of the change that parked them
  * was answered, or a restore is done.  The vault lets go of them at its

@@ -154,7 +154,7 @@ static int kmod_install(const struct ipt_table_view *t,
 		in.resume_fd = resume_fd;
 	}
 	in.netns = t->netns;
-	in.family = NFPROTO_IPV4;
+	in.family = t->family;	/* NFPROTO_IPV6: every prog_fd is -1 */
 	if (t->adopt)	/* the module carries what they counted over */
 		in.flags |= EBPF_INSTALL_F_ADOPT;
 	in.maps_prog_fd = -1;

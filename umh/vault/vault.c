@@ -40,7 +40,7 @@
 #define VAULT_SEND_FD	3
 #define VAULT_RECV_FD	4
 #define VAULT_MAGIC	0x544c5645u	/* "EVLT" */
-#define VAULT_VERSION	4
+#define VAULT_VERSION	5	/* 5: retired_family */
 /* Messages vault_empty() dequeues at most: one is queued, a few in races. */
 #define VAULT_DRAIN_MAX	8
 
@@ -61,7 +61,7 @@ _Static_assert(VR_DISP2 - VR_DISP0 + 1 == VAULT_HOOKS &&
 struct vault_hdr {
 	__u32 magic, version, mech, gen, nfds, nentries[VAULT_TABLES];
 	__u64 retired_netns;
-	__u32 retired_state, retired_table, retired_n;
+	__u32 retired_state, retired_table, retired_n, retired_family;
 	__u32 state_id[VAULT_STATES], state_len[VAULT_STATES][VAULT_STATE_PARTS];
 	__u32 roles[VR_MAX];
 };
@@ -164,6 +164,7 @@ int vault_store(void)
 	h.retired_netns = o->retired_netns;
 	h.retired_state = o->retired_state;
 	h.retired_table = o->retired_table;
+	h.retired_family = o->retired_family;
 	h.retired_n = o->retired_n;
 #define PUT(fd, role) do { if ((fd) >= 0) { fds[nf] = (fd); h.roles[nf] = (role); nf++; } } while (0)
 	PUT(o->gen_fd, VR_GEN);
@@ -405,6 +406,7 @@ int vault_adopt(void)
 	V.objs->retired_netns = h.retired_netns;
 	V.objs->retired_state = h.retired_state;
 	V.objs->retired_table = h.retired_table;
+	V.objs->retired_family = h.retired_family;
 	V.objs->retired_n = h.retired_n;
 	return 1;
 }

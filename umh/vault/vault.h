@@ -30,8 +30,9 @@
  *            until its caller is known to have been answered (load/
  *            commit.c, "Parked counters"); -1: none
  * @retired_state: the id of the saved state whose rules it counted
- * @retired_netns, @retired_table, @retired_n: their namespace, table
- *            index and number of entries
+ * @retired_netns, @retired_family, @retired_table, @retired_n: their
+ *            namespace, family (NFPROTO_*), table index and number of
+ *            entries
  *
  * The fds belong to load/; the vault sends what they are when it stores.
  */
@@ -41,7 +42,7 @@ struct vault_objs {
 	int disp[VAULT_HOOKS];
 	int link[VAULT_HOOKS];
 	int retired_fd;
-	__u32 retired_state, retired_table, retired_n;
+	__u32 retired_state, retired_table, retired_n, retired_family;
 	__u64 retired_netns;
 };
 
