@@ -86,10 +86,11 @@ static void add_spares(const int released[VAULT_STATE_RELEASED])
 	for (i = 0; i < VAULT_STATE_RELEASED; i++) {
 		int fd = released[i];
 
-		if (fd < 0 || fd == heap_fd())
-			continue;	/* the heap's own fd stays open */
-		if (heap_is(fd)) {	/* another fd of it, from the vault */
-			close(fd);
+		if (fd < 0)
+			continue;
+		if (heap_is(fd)) {	/* its own fd stays; another of it closes */
+			if (fd != heap_fd())
+				close(fd);
 			continue;
 		}
 		/* keep the larger ones: they fit more parts */
@@ -497,6 +498,11 @@ static int adopt_state(const struct vault_state *st, struct buf *snap)
 	}
 	if (!r)
 		r = buf_append(snap, part.data + at, part.len - at);
+	if (r && (!mine || !heap_is(st->fd[0]))) {
+		/* not adopted: those records are in no file of ours */
+		for (i = 0; i < VAULT_STATES; i++)
+			kept[i].n = 0;
+	}
 	buf_free(&part);
 	buf_free(&other);
 	free(all.v);
