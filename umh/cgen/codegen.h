@@ -75,6 +75,20 @@ struct cg_counter {
 };
 
 /*
+ * The counters map's flags for @nrules: mmap-able (the helper reads it
+ * without copying, load/program.c) only where that costs little.  An
+ * mmap-able array takes whole pages, its header's and its value's (8 KiB
+ * for 4 rules or 100), a plain one the bytes it needs: with a namespace's
+ * small table, most of its counters map (issue 17).
+ */
+#define CG_COUNTERS_MMAP_MIN	(16u * 1024)	/* bytes of counters */
+static inline __u32 cg_counters_map_flags(unsigned int nrules)
+{
+	return (size_t)(nrules ? nrules : 1) * sizeof(struct cg_counter) >=
+	       CG_COUNTERS_MMAP_MIN ? BPF_F_MMAPABLE : 0;
+}
+
+/*
  * Code generation makes no system call: a program is its instructions and
  * a description of the maps they use; the loader (load/program.c) creates
  * the program's own maps, supplies the shared ones and rewrites the

@@ -89,7 +89,7 @@ int cg_shared_map(struct cg *c, enum cg_map_source source)
 		m.name = "ebpf_ctr";
 		m.type = BPF_MAP_TYPE_ARRAY;
 		m.value_size = (nrules ? nrules : 1) * sizeof(struct cg_counter);
-		m.map_flags = BPF_F_MMAPABLE;
+		m.map_flags = cg_counters_map_flags(nrules);
 		break;
 	case CG_MAP_IFINFO:
 		m.name = "ebpf_ifinfo";

@@ -69,6 +69,18 @@ int ipt_sockopt_set(unsigned int optname, const void *in, size_t in_len,
 int ipt_state_save(struct buf *out);
 int ipt_state_save_tables(struct buf *out);
 int ipt_state_save_counters(struct buf *out);
+/*
+ * The tables part piece by piece, for a store that keeps each table apart
+ * (vault/state_store.c): ipt_state_save_header() and then each table's
+ * ipt_state_save_table(), in ipt_state_for_each_table()'s order (the
+ * counters part's), is what ipt_state_save_tables() writes.  @fn's error
+ * stops the walk and is returned.
+ */
+struct ipt_stored_table;
+int ipt_state_save_header(uint32_t num_tables, struct buf *out);
+int ipt_state_save_table(const struct ipt_stored_table *t, struct buf *out);
+int ipt_state_for_each_table(int (*fn)(const struct ipt_stored_table *t,
+				       void *arg), void *arg);
 /* Replace the tables with a snapshot from ipt_state_save(); 0 or -errno. */
 int ipt_state_restore(const void *data, size_t len);
 /* Changes with every commit of a table: whether a saved tables part is

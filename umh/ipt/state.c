@@ -23,6 +23,7 @@
  * goes through the same translate_table() checks before it is committed.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,7 +56,7 @@ struct snap_table {
 };
 
 
-static int save_table(const struct ipt_stored_table *t, struct buf *out)
+int ipt_state_save_table(const struct ipt_stored_table *t, struct buf *out)
 {
 	struct snap_table st;
 	int err;
@@ -75,31 +76,61 @@ static int save_table(const struct ipt_stored_table *t, struct buf *out)
 	return err;
 }
 
-int ipt_state_save_tables(struct buf *out)
+int ipt_state_save_header(uint32_t num_tables, struct buf *out)
 {
 	struct snap_header h = {
 		.magic = SNAP_MAGIC,
 		.version = SNAP_VERSION,
+		.num_tables = num_tables,
 	};
-	size_t hdr_at = out->len, k;
+
+	return buf_append(out, &h, sizeof(h));
+}
+
+int ipt_state_for_each_table(int (*fn)(const struct ipt_stored_table *t,
+				       void *arg), void *arg)
+{
 	struct ipt_stored_table *t;
 	struct ipt_ns *ns;
 	unsigned int i;
+	size_t k;
+	int err = 0;
+
+	/* in the order they were made: a restore makes them in it again */
+	for (k = 0; !err && (ns = ipt_ns_at(k)); k++)
+		for (i = 0; !err && (t = ipt_ns_table_at(ns, i)); i++)
+			err = fn(t, arg);
+	return err;
+}
+
+struct save_tables {
+	struct buf *out;
+	uint32_t n;
+};
+
+static int save_one(const struct ipt_stored_table *t, void *arg)
+{
+	struct save_tables *s = arg;
+
+	s->n++;
+	return ipt_state_save_table(t, s->out);
+}
+
+int ipt_state_save_tables(struct buf *out)
+{
+	struct save_tables s = { .out = out };
+	size_t hdr_at = out->len;
 	int err;
 
-	err = buf_append(out, &h, sizeof(h));
-	/* in the order they were made: a restore makes them in it again */
-	for (k = 0; !err && (ns = ipt_ns_at(k)); k++) {
-		for (i = 0; !err && (t = ipt_ns_table_at(ns, i)); i++) {
-			err = save_table(t, out);
-			h.num_tables++;
-		}
-	}
+	err = ipt_state_save_header(0, out);
+	if (!err)
+		err = ipt_state_for_each_table(save_one, &s);
 	if (err) {
 		out->len = hdr_at;
 		return err;
 	}
-	memcpy(out->data + hdr_at, &h, sizeof(h));
+	memcpy(out->data + hdr_at + offsetof(struct snap_header, num_tables),
+	       &s.n, sizeof(s.n));
 	return 0;
 }
 

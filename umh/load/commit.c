@@ -16,7 +16,8 @@
  *   gen      array[1] of u32: the live generation (0/1)
  *   progs    prog array[2 * 3]: slot gen * 3 + hook = table program
  *   ctr      per generation: array[1] whose value is {pkts, bytes} per
- *            entry (mmap-able: read without a syscall per entry)
+ *            entry (one value: read in one go; mmap-able when large,
+ *            cg_counters_map_flags())
  *   disp[]   dispatcher programs (netfilter: one per hook; tc: ingress,
  *            egress): tail-call progs[gen * 3 + hook]; an empty slot drops
  *   links[]  netfilter links of the dispatchers

@@ -306,7 +306,8 @@ int enf_load_hook_resume(const struct ir_table *ir,
 
 int enf_counters_create(unsigned int n)
 {
-	LIBBPF_OPTS(bpf_map_create_opts, o, .map_flags = BPF_F_MMAPABLE);
+	LIBBPF_OPTS(bpf_map_create_opts, o,
+		    .map_flags = cg_counters_map_flags(n));
 	int fd = bpf_map_create(BPF_MAP_TYPE_ARRAY, "ebpf_ctr", 4,
 				(n ? n : 1) * sizeof(struct cg_counter), 1, &o);
 
@@ -321,19 +322,52 @@ int enf_resume_create(void)
 	return fd < 0 ? -errno : fd;
 }
 
+/*
+ * The map's value: mapped if it is mmap-able (cg_counters_map_flags()),
+ * else copied into @copy; NULL with errno set on failure.
+ */
+static const struct cg_counter *counters_view(int fd, const struct bpf_map_info *info,
+					      void **copy)
+{
+	__u32 key = 0;
+	void *v;
+
+	*copy = NULL;
+	if (info->map_flags & BPF_F_MMAPABLE) {
+		v = mmap(NULL, info->value_size, PROT_READ, MAP_SHARED, fd, 0);
+		return v == MAP_FAILED ? NULL : v;
+	}
+	v = malloc(info->value_size);
+	if (!v || bpf_map_lookup_elem(fd, &key, v)) {
+		free(v);
+		return NULL;
+	}
+	*copy = v;
+	return v;
+}
+
 int enf_counters_add(int counters_fd, struct xt_counters *c, unsigned int n)
 {
-	size_t len = (size_t)(n ? n : 1) * sizeof(struct cg_counter);
+	struct bpf_map_info info = { 0 };
+	__u32 info_len = sizeof(info);
 	const struct cg_counter *v;
 	unsigned int i;
+	void *copy;
 
-	v = mmap(NULL, len, PROT_READ, MAP_SHARED, counters_fd, 0);
-	if (v == MAP_FAILED)
+	if (bpf_map_get_info_by_fd(counters_fd, &info, &info_len))
+		return -errno;
+	if (info.value_size / sizeof(*v) < n)
+		return -EINVAL;
+	v = counters_view(counters_fd, &info, &copy);
+	if (!v)
 		return -errno;
 	for (i = 0; i < n; i++) {
 		c[i].pcnt += __atomic_load_n(&v[i].pkts, __ATOMIC_RELAXED);
 		c[i].bcnt += __atomic_load_n(&v[i].bytes, __ATOMIC_RELAXED);
 	}
-	munmap((void *)v, len);
+	if (copy)
+		free(copy);
+	else
+		munmap((void *)v, info.value_size);
 	return 0;
 }

@@ -14,17 +14,22 @@
  * before its reply reached the module.  The caller then got an error, so
  * the previous state is the committed one, and the module names it.
  *
- * The two parts, tables and counters, have a memfd each: ADD_COUNTERS
- * (which iptables sends after every SET_REPLACE) rewrites only the
- * counters (160 KB for 10,000 rules) and the new state shares the tables
- * memfd (~2 MB) with the previous one.
+ * A state has two parts, tables and an index with the counters, a memfd
+ * each.  The tables part is one file shared by every state
+ * (state_heap.c): each table's record lies in it once, and a change
+ * writes only the records of the tables it changed (a SET_REPLACE: one).
+ * The index part lists the state's records in order, then the base
+ * counters; ADD_COUNTERS (which iptables sends after every SET_REPLACE)
+ * writes only a new index part.  So the vault holds every namespace's
+ * tables once, not once per kept state, and a change costs what its own
+ * table costs, not what every namespace's do.
  *
- * A memfd the vault lets go of is written over by a later change rather
- * than closed, and never shrunk (the vault records each part's length):
- * filling fresh shmem pages cost 15-45 ms per 2 MB under TCG, overwriting
- * resident ones 5-10.  At most SPARES such memfds are held, and a part goes
- * into the smallest that fits, so counters do not end up in table-sized
- * files.  A memfd is never written while the vault holds it.
+ * An index memfd the vault lets go of is written over by a later change
+ * rather than closed, and never shrunk (the vault records each part's
+ * length): filling fresh shmem pages is slow under TCG, overwriting
+ * resident ones less so.  At most SPARES such memfds are held, and a part
+ * goes into the smallest that fits.  A memfd is never written while the
+ * vault holds it; the tables file only where no kept state points.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -39,6 +44,8 @@
 #include "ipt/ipt.h"
 #include "lib/buf.h"
 #include "lib/log.h"
+#include "lib/vec.h"
+#include "vault/state_heap.h"
 #include "vault/state_store.h"
 #include "vault/vault.h"
 
@@ -81,6 +88,11 @@ static void add_spares(const int released[VAULT_STATE_RELEASED])
 
 		if (fd < 0)
 			continue;
+		if (heap_is(fd)) {	/* its own fd stays; another of it closes */
+			if (fd != heap_fd())
+				close(fd);
+			continue;
+		}
 		/* keep the larger ones: they fit more parts */
 		for (j = 0; j < SPARES && fd >= 0; j++) {
 			if (spare[j] < 0 || size_of(spare[j]) < size_of(fd)) {
@@ -148,48 +160,226 @@ static int write_part(const struct buf *b)
  * tables in force (state_latest()). */
 static bool last_saved;
 
+/* The index part: this header, struct heap_rec[num_tables], counters. */
+struct index_hdr {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t num_tables;
+	uint32_t reserved;
+};
+
+#define INDEX_MAGIC	0x58444e49u	/* "INDX" on little endian */
+#define INDEX_VERSION	1
+
+/* A state's records, in the order of its tables. */
+struct rec_list {
+	struct heap_rec *v;
+	size_t n, cap;
+};
+
+/*
+ * The records of the states the vault keeps, as it keeps them ([0]: the
+ * latest): empty for a state whose tables part is not the heap's.
+ */
+static struct rec_list kept[VAULT_STATES];
+
+static int rec_push(struct rec_list *l, const struct heap_rec *r)
+{
+	if (vec_reserve(&l->v, &l->cap, l->n + 1))
+		return -ENOMEM;
+	l->v[l->n++] = *r;
+	return 0;
+}
+
+/* Equal?  Word by word: musl's memcmp() goes byte by byte. */
+static bool same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
+{
+	uint64_t x, y;
+
+	for (; n >= sizeof(x); a += sizeof(x), b += sizeof(x), n -= sizeof(x)) {
+		memcpy(&x, a, sizeof(x));
+		memcpy(&y, b, sizeof(y));
+		if (x != y)
+			return false;
+	}
+	return !n || !memcmp(a, b, n);
+}
+
+struct walk {
+	struct rec_list *out;
+	const struct rec_list *prev;	/* the latest state's records */
+	size_t cursor;			/* where this table was in @prev */
+	struct buf rec;			/* one table's record */
+};
+
+/*
+ * Put the table's record in the new state: the latest state's if it is
+ * the same, else written into the heap.  Tables keep their order from one
+ * state to the next, but a namespace gone takes its tables out (at most
+ * VAULT_TABLES): the same record is looked for that far ahead.
+ */
+static int put_table(const struct ipt_stored_table *t, void *arg)
+{
+	struct walk *w = arg;
+	const struct rec_list *prev = w->prev;
+	struct heap_rec hr;
+	size_t j, stop = w->cursor + VAULT_TABLES + 1;
+	int r;
+
+	buf_reset(&w->rec);
+	r = ipt_state_save_table(t, &w->rec);
+	if (!r && w->rec.len > UINT32_MAX)
+		r = -E2BIG;
+	if (!r && vec_reserve(&w->out->v, &w->out->cap, w->out->n + 1))
+		r = -ENOMEM;
+	if (r)
+		return r;
+	for (j = w->cursor; j < prev->n && j < stop; j++) {
+		const unsigned char *p = prev->v[j].len == w->rec.len ?
+					 heap_at(&prev->v[j]) : NULL;
+
+		if (p && same_bytes(p, w->rec.data, w->rec.len))
+			break;
+	}
+	if (j < prev->n && j < stop) {
+		hr = prev->v[j];
+		w->cursor = j + 1;
+	} else {
+		r = heap_put(w->rec.data, (uint32_t)w->rec.len, &hr);
+		if (r)
+			return r;
+		if (w->cursor < prev->n)
+			w->cursor++;	/* this table, changed */
+	}
+	return rec_push(w->out, &hr);
+}
+
+static int by_off(const void *a, const void *b)
+{
+	const struct heap_rec *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+/* Free each record of @drop[0..ndrop) that no list of @hold[0..nhold) has. */
+static void free_unheld(const struct rec_list *const *drop, int ndrop,
+			const struct rec_list *const *hold, int nhold)
+{
+	struct rec_list h = { 0 }, d = { 0 };
+	int i, err = 0;
+	size_t k;
+
+	for (i = 0; i < nhold && !err; i++)
+		for (k = 0; k < hold[i]->n && !err; k++)
+			err = rec_push(&h, &hold[i]->v[k]);
+	for (i = 0; i < ndrop && !err; i++)
+		for (k = 0; k < drop[i]->n && !err; k++)
+			err = rec_push(&d, &drop[i]->v[k]);
+	if (!err) {	/* (out of memory: the space stays taken) */
+		if (h.n)
+			qsort(h.v, h.n, sizeof(*h.v), by_off);
+		if (d.n)
+			qsort(d.v, d.n, sizeof(*d.v), by_off);
+		for (k = 0; k < d.n; k++) {
+			if ((k && d.v[k].off == d.v[k - 1].off) ||
+			    (h.n && bsearch(&d.v[k], h.v, h.n, sizeof(*h.v), by_off)))
+				continue;
+			heap_free(&d.v[k]);
+		}
+	}
+	free(h.v);
+	free(d.v);
+}
+
+/*
+ * After vault_keep_state(@s, @only) (@kept_ok: it kept it): the lists
+ * follow what the vault keeps, and the records it no longer holds (or
+ * @s's new ones, not kept) are free.  @s is taken.
+ */
+static void settle(struct rec_list *s, bool only, bool kept_ok)
+{
+	const struct rec_list *hold[VAULT_STATES], *drop[VAULT_STATES + 1];
+	struct rec_list old[VAULT_STATES];
+
+	if (!kept_ok) {
+		drop[0] = s;
+		hold[0] = &kept[0];
+		hold[1] = &kept[1];
+		free_unheld(drop, 1, hold, VAULT_STATES);
+		free(s->v);
+		return;
+	}
+	memcpy(old, kept, sizeof(old));
+	kept[1] = only ? (struct rec_list){ 0 } : old[0];
+	kept[0] = *s;
+	drop[0] = &old[1];
+	drop[1] = &old[0];
+	hold[0] = &kept[0];
+	hold[1] = &kept[1];
+	free_unheld(drop, only ? 2 : 1, hold, VAULT_STATES);
+	free(old[1].v);
+	if (only)
+		free(old[0].v);
+}
+
+/* The new state's records: the latest's if no table changed since. */
+static int state_records(bool same_tables, struct rec_list *s)
+{
+	static struct buf rec;	/* kept: sized for the largest table */
+	struct walk w = { .out = s, .prev = &kept[0], .rec = rec };
+	int r;
+
+	if (same_tables) {
+		for (size_t k = 0; k < kept[0].n; k++)
+			if (rec_push(s, &kept[0].v[k]))
+				return -ENOMEM;
+		return 0;
+	}
+	r = ipt_state_for_each_table(put_table, &w);
+	rec = w.rec;
+	return r;
+}
+
 /* Save the tables as state @id; @only: drop the states kept before. */
 static int store(uint32_t id, bool only)
 {
-	static struct buf tables, counters;	/* kept: sized for the next */
+	static struct buf part;	/* the index; kept: sized for the next */
 	static unsigned long saved_generation;
 	const struct vault_state *last = vault_latest_state();
 	int released[VAULT_STATE_RELEASED];
 	struct vault_state st = { .fd = { -1, -1 }, .id = id };
-	bool new_tables;
-	int r;
+	struct index_hdr h = { .magic = INDEX_MAGIC, .version = INDEX_VERSION };
+	struct rec_list s = { 0 };
+	int fd = heap_fd(), r;
 
 	last_saved = false;
-	new_tables = !last || only ||
-		     saved_generation != ipt_tables_generation();
-	buf_reset(&counters);
-	r = ipt_state_save_counters(&counters);
-	if (!r && new_tables) {
-		buf_reset(&tables);
-		r = ipt_state_save_tables(&tables);
-	}
-	if (!r && (tables.len > UINT32_MAX || counters.len > UINT32_MAX))
+	if (fd < 0)
+		return fd;
+	r = state_records(last && last->fd[0] == fd &&
+			  saved_generation == ipt_tables_generation(), &s);
+	h.num_tables = (uint32_t)s.n;
+	buf_reset(&part);
+	if (!r)
+		r = buf_append(&part, &h, sizeof(h));
+	if (!r && s.n)
+		r = buf_append(&part, s.v, s.n * sizeof(*s.v));
+	if (!r)
+		r = ipt_state_save_counters(&part);
+	if (!r && (part.len > UINT32_MAX || heap_end() > UINT32_MAX))
 		r = -E2BIG;
-	if (r)
-		return r;
-	if (new_tables) {
-		st.fd[0] = write_part(&tables);
-		st.len[0] = (uint32_t)tables.len;
-	} else {
-		st.fd[0] = last->fd[0];
-		st.len[0] = last->len[0];
+	if (!r) {
+		st.fd[0] = fd;
+		st.len[0] = (uint32_t)heap_end();
+		st.fd[1] = write_part(&part);
+		st.len[1] = (uint32_t)part.len;
+		if (st.fd[1] < 0)
+			r = st.fd[1];
 	}
-	if (st.fd[0] < 0)
-		return st.fd[0];
-	st.fd[1] = write_part(&counters);
-	st.len[1] = (uint32_t)counters.len;
-	if (st.fd[1] < 0) {
-		if (new_tables)
-			close(st.fd[0]);
-		return st.fd[1];
+	if (!r) {
+		r = vault_keep_state(&st, only, released);
+		add_spares(released);
 	}
-	r = vault_keep_state(&st, only, released);
-	add_spares(released);
+	settle(&s, only, !r);
 	if (!r)
 		saved_generation = ipt_tables_generation();
 	last_saved = !r;
@@ -234,25 +424,109 @@ static int read_part(int fd, uint32_t len, struct buf *b)
 	return r;
 }
 
+/*
+ * Read the index part of @st into @part: its records into @l, where its
+ * counters begin into *@counters_at; 0 or -errno.
+ */
+static int read_index(const struct vault_state *st, struct buf *part,
+		      struct rec_list *l, size_t *counters_at)
+{
+	struct index_hdr h;
+	struct heap_rec hr;
+	size_t k;
+	int r = read_part(st->fd[1], st->len[1], part);
+
+	if (r)
+		return r;
+	if (part->len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, part->data, sizeof(h));
+	if (h.magic != INDEX_MAGIC || h.version != INDEX_VERSION ||
+	    h.num_tables > (part->len - sizeof(h)) / sizeof(hr))
+		return -EINVAL;
+	for (k = 0; k < h.num_tables; k++) {
+		memcpy(&hr, part->data + sizeof(h) + k * sizeof(hr), sizeof(hr));
+		r = rec_push(l, &hr);
+		if (r)
+			return r;
+	}
+	*counters_at = sizeof(h) + h.num_tables * sizeof(hr);
+	return 0;
+}
+
+/*
+ * Take the tables part of @st as the heap, with the records of every state
+ * the vault keeps in it (kept[]), and put @st's saved state, as a
+ * snapshot ipt_state_restore() reads, in @snap; 0 or -errno.
+ */
+static int adopt_state(const struct vault_state *st, struct buf *snap)
+{
+	struct buf part = { 0 }, other = { 0 };
+	struct rec_list all = { 0 }, *mine = NULL;
+	size_t at = 0, k, unused;
+	int i, r = 0;
+
+	for (i = 0; i < VAULT_STATES; i++) {
+		free(kept[i].v);
+		kept[i] = (struct rec_list){ 0 };
+	}
+	for (i = 0; i < VAULT_STATES && !r; i++) {
+		const struct vault_state *vs = vault_state_at(i);
+
+		if (!vs || vs->fd[0] != st->fd[0])
+			continue;	/* (parts of one file are one fd) */
+		if (vs->id == st->id) {
+			mine = &kept[i];
+			r = read_index(vs, &part, mine, &at);
+		} else if (read_index(vs, &other, &kept[i], &unused)) {
+			kept[i].n = 0;	/* unusable: never restored */
+		}
+		buf_reset(&other);
+		for (k = 0; k < kept[i].n && !r; k++)
+			r = rec_push(&all, &kept[i].v[k]);
+	}
+	if (!r && !mine)
+		r = -ENOENT;
+	if (!r)
+		r = heap_adopt(st->fd[0], all.v, all.n);
+	if (!r)
+		r = ipt_state_save_header((uint32_t)mine->n, snap);
+	for (k = 0; !r && k < mine->n; k++) {
+		const unsigned char *p = heap_at(&mine->v[k]);
+
+		r = p ? buf_append(snap, p, mine->v[k].len) : -EINVAL;
+	}
+	if (!r)
+		r = buf_append(snap, part.data + at, part.len - at);
+	if (r && (!mine || !heap_is(st->fd[0]))) {
+		/* not adopted: those records are in no file of ours */
+		for (i = 0; i < VAULT_STATES; i++)
+			kept[i].n = 0;
+	}
+	buf_free(&part);
+	buf_free(&other);
+	free(all.v);
+	return r;
+}
+
 int state_restore(uint32_t id)
 {
 	int released[VAULT_STATE_RELEASED];
-	const struct vault_state *kept;
+	const struct vault_state *kept_st;
+	struct rec_list mine = { 0 };
 	struct vault_state st;
 	struct buf snap = { 0 };
 	bool latest = true;
+	size_t k;
 	int r;
 
-	kept = vault_kept_state(id, &latest);
-	if (!kept) {
+	kept_st = vault_kept_state(id, &latest);
+	if (!kept_st) {
 		log_err("iptables: the vault holds no saved state %u\n", id);
 		return ipt_state_restore(NULL, 0);	/* initial tables */
 	}
-	st = *kept;
-	/* A restart is rare: the two parts are joined into one snapshot. */
-	r = read_part(st.fd[0], st.len[0], &snap);
-	if (!r)
-		r = read_part(st.fd[1], st.len[1], &snap);
+	st = *kept_st;
+	r = adopt_state(&st, &snap);
 	if (r) {
 		buf_free(&snap);
 		log_err("iptables: saved state %u is unreadable (%s)\n", id,
@@ -267,8 +541,13 @@ int state_restore(uint32_t id)
 		log_info("iptables: restored the tables of request %u; a newer change was saved but never acknowledged, so it is dropped\n",
 			 id);
 	/* Only the restored state is committed now; a newer one is not. */
-	r = vault_keep_state(&st, true, released);
-	add_spares(released);
+	for (k = 0; k < kept[latest ? 0 : 1].n && !r; k++)
+		r = rec_push(&mine, &kept[latest ? 0 : 1].v[k]);
+	if (!r) {
+		r = vault_keep_state(&st, true, released);
+		add_spares(released);
+	}
+	settle(&mine, true, !r);
 	last_saved = !r;
 	if (r)
 		log_warn("iptables: the restored state could not be kept (%s)\n",

@@ -307,9 +307,15 @@ const struct vault_state *vault_kept_state(__u32 id, bool *latest)
 	return NULL;
 }
 
+const struct vault_state *vault_state_at(int i)
+{
+	return i >= 0 && i < VAULT_STATES && V.state[i].fd[0] >= 0 ?
+	       &V.state[i] : NULL;
+}
+
 const struct vault_state *vault_latest_state(void)
 {
-	return V.state[0].fd[0] >= 0 ? &V.state[0] : NULL;
+	return vault_state_at(0);
 }
 
 /* Close every saved state. */

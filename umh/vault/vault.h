@@ -86,7 +86,8 @@ void vault_empty(void);
  * padded), for the caller to reuse or close.  0, or -errno with the vault
  * unchanged (and @st's own new fds in @released).
  * vault_kept_state() returns the state kept under @id (*@latest: whether
- * it is the newest one), vault_latest_state() the newest; NULL if none.
+ * it is the newest one), vault_latest_state() the newest, vault_state_at()
+ * the one in place @i; NULL if none.
  * Their fds are the vault's until the next vault_keep_state().
  */
 #define VAULT_STATES		2
@@ -101,5 +102,6 @@ int vault_keep_state(const struct vault_state *st, bool only,
 		     int released[VAULT_STATE_RELEASED]);
 const struct vault_state *vault_kept_state(__u32 id, bool *latest);
 const struct vault_state *vault_latest_state(void);
+const struct vault_state *vault_state_at(int i);
 
 #endif

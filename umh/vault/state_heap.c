@@ -1,0 +1,252 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The heap of saved tables: one memfd in which each table's record (its
+ * part of a saved state, ipt_state_save_table()) lies once, however many
+ * saved states hold it (state_store.c).
+ *
+ * A change of one table in one namespace writes that table's record into
+ * free space and nothing else: the other records are shared with the
+ * states before, so the vault holds every namespace's tables once, plus
+ * the one table a change replaced while the state before it is kept.
+ * The file is written only where no record lies, i.e. never where a state
+ * the vault holds points: a helper that dies while writing leaves every
+ * kept state whole.
+ *
+ * The free space is kept in memory (a sorted list of spans); a span's
+ * whole pages are punched out of the file, so what the vault no longer
+ * holds costs no memory.  The file grows by doubling (sparse: only
+ * written pages cost) and shrinks when its last records go.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "lib/vec.h"
+#include "vault/state_heap.h"
+
+#define HEAP_ALIGN	8
+#define HEAP_PAGE	4096u
+#define HEAP_MIN_FILE	(64u * 1024)
+
+struct span {
+	uint64_t off, len;
+};
+
+static struct {
+	int fd;
+	unsigned char *map;
+	size_t map_len;		/* the file's size, all of it mapped */
+	uint64_t end;		/* no record lies at or above */
+	struct span *free;	/* below @end, sorted, none adjacent */
+	size_t nfree, cap;
+} H = { .fd = -1 };
+
+static uint64_t round_up(uint64_t x, uint64_t a)
+{
+	return (x + a - 1) / a * a;
+}
+
+int heap_fd(void)
+{
+	if (H.fd < 0) {
+		H.fd = memfd_create("ebpfilter-tables", MFD_CLOEXEC);
+		if (H.fd < 0)
+			return -errno;
+	}
+	return H.fd;
+}
+
+uint64_t heap_end(void)
+{
+	return H.end;
+}
+
+bool heap_is(int fd)
+{
+	struct stat a, b;
+
+	if (fd < 0 || H.fd < 0)
+		return false;
+	return fd == H.fd || (!fstat(fd, &a) && !fstat(H.fd, &b) &&
+			      a.st_dev == b.st_dev && a.st_ino == b.st_ino);
+}
+
+const unsigned char *heap_at(const struct heap_rec *r)
+{
+	if (!H.map || H.end > H.map_len || r->off > H.end ||
+	    r->len > H.end - r->off)
+		return NULL;
+	return H.map + r->off;
+}
+
+/* The file and its mapping at least @len bytes long. */
+static int grow_to(uint64_t len)
+{
+	size_t want = H.map_len ? H.map_len : HEAP_MIN_FILE;
+	void *p;
+
+	if (len <= H.map_len)
+		return 0;
+	while (want < len) {
+		if (want > SIZE_MAX / 2)
+			return -ENOMEM;
+		want *= 2;
+	}
+	if (ftruncate(H.fd, (off_t)want))
+		return -errno;
+	p = H.map ? mremap(H.map, H.map_len, want, MREMAP_MAYMOVE) :
+		    mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, H.fd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	H.map = p;
+	H.map_len = want;
+	return 0;
+}
+
+/* Give the whole pages of [@a, @b) back (their contents are free). */
+static void punch(uint64_t a, uint64_t b)
+{
+	a = round_up(a, HEAP_PAGE);
+	b = b / HEAP_PAGE * HEAP_PAGE;
+	/* a hole punched in the shmem file; failing only costs memory */
+	if (a < b && b <= H.map_len)
+		(void)madvise(H.map + a, b - a, MADV_REMOVE);
+}
+
+int heap_put(const void *p, uint32_t len, struct heap_rec *out)
+{
+	uint64_t need = round_up(len ? len : 1, HEAP_ALIGN), off;
+	size_t i;
+	int r = heap_fd();
+
+	if (r < 0)
+		return r;
+	for (i = 0; i < H.nfree && H.free[i].len < need; i++)
+		;
+	if (i < H.nfree) {	/* the first span that fits */
+		off = H.free[i].off;
+		H.free[i].off += need;
+		H.free[i].len -= need;
+		if (!H.free[i].len) {
+			memmove(&H.free[i], &H.free[i + 1],
+				(H.nfree - i - 1) * sizeof(*H.free));
+			H.nfree--;
+		}
+	} else {
+		off = H.end;
+		r = grow_to(off + need);
+		if (r)
+			return r;
+		H.end = off + need;
+	}
+	memcpy(H.map + off, p, len);
+	*out = (struct heap_rec){ .off = off, .len = len };
+	return 0;
+}
+
+void heap_free(const struct heap_rec *r)
+{
+	struct span s = { r->off, round_up(r->len ? r->len : 1, HEAP_ALIGN) };
+	uint64_t old_end = H.end;
+	size_t i;
+
+	if (s.off >= H.end || s.len > H.end - s.off)
+		return;
+	for (i = 0; i < H.nfree && H.free[i].off < s.off; i++)
+		;
+	/* joined with the spans before and after it where they touch */
+	if (i > 0 && H.free[i - 1].off + H.free[i - 1].len == s.off) {
+		s.off = H.free[i - 1].off;
+		s.len += H.free[i - 1].len;
+		memmove(&H.free[i - 1], &H.free[i], (H.nfree - i) * sizeof(*H.free));
+		H.nfree--;
+		i--;
+	}
+	if (i < H.nfree && s.off + s.len == H.free[i].off) {
+		s.len += H.free[i].len;
+		memmove(&H.free[i], &H.free[i + 1], (H.nfree - i - 1) * sizeof(*H.free));
+		H.nfree--;
+	}
+	if (s.off + s.len == H.end) {	/* the last records: the file ends earlier */
+		H.end = s.off;
+		punch(s.off, round_up(old_end, HEAP_PAGE));
+		return;
+	}
+	punch(s.off, s.off + s.len);
+	if (vec_reserve(&H.free, &H.cap, H.nfree + 1))
+		return;	/* the space is lost to this helper, nothing else */
+	memmove(&H.free[i + 1], &H.free[i], (H.nfree - i) * sizeof(*H.free));
+	H.free[i] = s;
+	H.nfree++;
+}
+
+static int by_off(const void *a, const void *b)
+{
+	const struct heap_rec *x = a, *y = b;
+
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int heap_adopt(int fd, const struct heap_rec *live, size_t n)
+{
+	struct heap_rec *v = NULL;
+	uint64_t at = 0;
+	struct stat st;
+	size_t i;
+	void *map = NULL;
+	int r = 0;
+
+	if (fstat(fd, &st))
+		return -errno;
+	if (n) {
+		v = malloc(n * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		memcpy(v, live, n * sizeof(*v));
+		qsort(v, n, sizeof(*v), by_off);
+	}
+	for (i = 0; i < n && !r; i++) {
+		if (i && v[i].off == v[i - 1].off && v[i].len == v[i - 1].len)
+			continue;	/* a record two states hold */
+		if (v[i].off < at || v[i].off > (uint64_t)st.st_size ||
+		    v[i].len > (uint64_t)st.st_size - v[i].off)
+			r = -EINVAL;
+		at = v[i].off + round_up(v[i].len ? v[i].len : 1, HEAP_ALIGN);
+	}
+	if (!r && st.st_size) {
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
+			   MAP_SHARED, fd, 0);
+		if (map == MAP_FAILED)
+			r = -errno;
+	}
+	if (r) {
+		free(v);
+		return r;
+	}
+	/* the previous heap, if any, is the vault's to close */
+	if (H.map)
+		munmap(H.map, H.map_len);
+	H.fd = fd;
+	H.map = map;
+	H.map_len = (size_t)st.st_size;
+	H.nfree = 0;
+	H.end = 0;
+	/* the gaps between the records are free: whatever lay there */
+	for (i = 0; i < n; i++) {
+		struct heap_rec gap = { .off = H.end };
+
+		if (i && v[i].off == v[i - 1].off)
+			continue;
+		gap.len = (uint32_t)(v[i].off - H.end);
+		H.end = v[i].off + round_up(v[i].len ? v[i].len : 1, HEAP_ALIGN);
+		if (gap.len)
+			heap_free(&gap);
+	}
+	punch(H.end, H.map_len);
+	free(v);
+	return 0;
+}
