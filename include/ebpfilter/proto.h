@@ -171,8 +171,10 @@ struct ebpf_restore {
 /**
  * struct ebpf_sockopt - an iptables socket option being proxied
  * @optname:  IPT_SO_* value (@family NFPROTO_IPV4, level SOL_IP) or
- *            IP6T_SO_* value (NFPROTO_IPV6, level SOL_IPV6; the same
- *            numbers)
+ *            IP6T_SO_* value (NFPROTO_IPV6, level SOL_IPV6): the same
+ *            numbers for the four requests the helper sees (the revision
+ *            queries differ, IP6T_BASE_CTL + 4/5, and the module answers
+ *            those itself)
  * @user_len: the length the caller gave (set: optlen; get: *optlen)
  * @in_len:   how many bytes of the caller's buffer follow this struct
  * @family:   NFPROTO_IPV4 (2): ip_tables' ABI (struct ipt_replace,
