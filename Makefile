@@ -6,7 +6,7 @@
 #   make KVER=...        choose the kernel (default: newest installed headers)
 #   make modules-all     ebpfilter.ko for every kernel with headers installed
 #   make check           the whole test suite (host + QEMU guests, all kernels:
-#                        the smoke tier on the kernels of other suites)
+#                        6.12 reduced, the smoke tier on other suites' kernels)
 #   make check-all       every test on every kernel (make check KERNELS=all)
 #   make soak            the reliability soak (tests/soak/run; not in CI):
 #                        SOAK_SCALE=small|full, SOAK_KERNELS, SOAK_PARTS;
@@ -83,8 +83,9 @@ deps:
 		bash .ci/install-deps; \
 	fi
 
-# KERNELS=all: every guest test on every kernel (default: the kernels of
-# other suites run the smoke tier, mk/kernels.conf)
+# KERNELS=all: every guest test, every part, on every kernel (default:
+# Debian 12's newer kernels run the reduced tier, the kernels of other
+# suites the smoke tier, mk/kernels.conf; tests/README.md)
 check: deps
 	@$(MAKE) --no-print-directory helper
 	$(Q)KERNELS=$(KERNELS) tests/run-all

@@ -8,6 +8,7 @@
 # Ends with "N passed, N failed" over the sessions.
 # run-all-cost: 300
 # run-all-timeout: 1200
-# (full tier only: ip6-badblob is the IPv6 smoke test)
+# (not in the smoke tier: ip6-badblob is the IPv6 smoke test; the reduced
+# tier runs ipt-diff.sh's subset: the sessions of every table and errors)
 IPT_FAMILY=6
 . tests/guest/ipt-diff.sh

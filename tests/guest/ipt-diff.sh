@@ -10,7 +10,8 @@
 # the engines behave alike.
 # run-all-cost: 330
 # run-all-timeout: 1200
-# run-all-tier: smoke (there: the sessions of every table and of errors)
+# run-all-tier: smoke (there and in the reduced tier: the sessions of every
+# table and of errors)
 . tests/guest/ipt-lib.sh
 
 test_name=ipt-diff sessions_dir=tests/ipt/sessions gen_opt=
@@ -19,7 +20,7 @@ if [ "$IPT_FAMILY" = 6 ]; then
 	[ "${IPT_BOTH_IP_TABLES:-}" = 1 ] || ipt6_require_module
 fi
 # IPT_SESSIONS="a.cmds b.cmds" runs only those (debugging)
-if [ -z "${IPT_SESSIONS-}" ] && [ "${EBPF_TIER-}" = smoke ]; then
+if [ -z "${IPT_SESSIONS-}" ] && tier_reduced; then
 	IPT_SESSIONS="$sessions_dir/tables.cmds $sessions_dir/errors.cmds"
 fi
 sessions=()

@@ -2,7 +2,7 @@
 # 50 load/unload cycles: each load starts exactly one helper and is ready
 # when modprobe returns; each unload leaves no process, fd, mount or memory.
 # run-all-cost: 110
-# run-all-tier: smoke (there: 10 cycles)
+# run-all-tier: smoke (there and in the reduced tier: 10 cycles)
 . tests/guest/lib-ebpfilter.sh
 ebpf_install
 
@@ -10,7 +10,7 @@ sync; echo 3 > /proc/sys/vm/drop_caches
 socks0=$(unix_sockets)
 shmem0=$(shmem_kb)
 n=50
-[ "${EBPF_TIER-}" = smoke ] && n=10
+tier_reduced && n=10
 for i in $(seq 1 $n); do
 	modprobe ebpfilter || fail "modprobe failed in cycle $i"
 	[ "$(helper_count)" = 1 ] || fail "cycle $i: $(helper_count) helpers"

@@ -29,7 +29,8 @@
 # Output: one line per rule set, then "verdict-diff: N rule sets, ..." and
 # "N passed, N failed".  Artifacts: $IPT_OUT/verdict/ (copied to the run dir).
 # run-all-cost: 180
-# run-all-tier: smoke (there: a subset of the sets, smoke_sets)
+# run-all-tier: smoke (there and in the reduced tier: a subset of the sets,
+# smoke_sets)
 . tests/verdict/lib.sh
 
 suite=tests/verdict
@@ -38,12 +39,15 @@ if [ "$IPT_FAMILY" = 6 ]; then
 	[ "${VERDICT_BOTH_IP_TABLES:-}" = 1 ] || ipt6_require_module
 fi
 
-# In the smoke tier (kernels of other suites, tests/run-all) one set per
-# kind of rule: the codegen's, state, kernel extensions, every table.
+# In the reduced and smoke tiers (tests/run-all: every kernel but the one
+# that runs every part) one set per kind of rule: the codegen's, state,
+# kernel extensions, every table; IPv6: the base match, extension headers,
+# state/REJECT, every table.
 smoke_sets="01-counting 10-state 17-classified 18-reject 22-every-extension 23-chains-kernel
 	24-nat 25-mangle-raw-security"
-if [ -z "${VERDICT_SETS-}" ] && [ "${EBPF_TIER-}" = smoke ]; then
-	VERDICT_SETS=$(for s in $smoke_sets; do printf 'tests/verdict/%s.rules ' "$s"; done)
+[ "$IPT_FAMILY" = 6 ] && smoke_sets="01-basic 03-exthdr 04-state-reject 06-nat-mangle-raw"
+if [ -z "${VERDICT_SETS-}" ] && tier_reduced; then
+	VERDICT_SETS=$(for s in $smoke_sets; do printf '%s/%s.rules ' "$suite" "$s"; done)
 fi
 sets=(${VERDICT_SETS:-$suite/*.rules})
 probes=$suite/probes.txt

@@ -38,6 +38,14 @@
 
 kver() { uname -r; }
 
+# tier_reduced: true when tests/run-all runs this test in a tier other than
+# "full" (EBPF_TIER: "reduced" on the second Debian 12 kernel of `make
+# check`, "smoke" on other suites' kernels): a test with sized parts (sets,
+# sessions, rounds) runs its smaller, documented subset then, so `make
+# check` runs every feature on every kernel within the CI budget while one
+# kernel runs every part (`make check-all`: every part everywhere).
+tier_reduced() { [ "${EBPF_TIER:-full}" != full ]; }
+
 in_guest() { [ "${RUN_GUEST:-}" = 1 ]; }
 
 require_guest() {
