@@ -122,7 +122,9 @@ void skb_ip6_headers(struct cg *c)
 		EM(c, BPF_ALU64_REG(BPF_ADD, R8, R3));
 		EM(c, BPF_MOV64_REG(R9, R2));
 	}
-	cg_jmp_a(c, c->walk_all);	/* more headers than followed */
+	/* CG_IP6_MAX_EXT headers followed: a protocol now, or more
+	 * headers than the program follows */
+	jmp_if_ext(c, R9, c->walk_all);
 	cg_place(c, done);
 	cg_place(c, frag_done);
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_PROTO));

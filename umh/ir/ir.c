@@ -56,13 +56,19 @@ static int off_to_idx(const unsigned int *offs, unsigned int n,
 	return -1;
 }
 
+/*
+ * IPv6: IP6T_F_PROTO alone ("-p all") is no condition for the programs:
+ * a packet whose header search fails never reaches their rules (the
+ * prologue hands it to the module's walk: cgen/prologue_ip6.c).
+ */
 bool ir_rule_unconditional(const struct ir_rule *r)
 {
 	static const struct ipt_ip zero;
 	static const struct ir_ip6 zero6;
 
 	return r->nmatch == 0 && !memcmp(&r->ip, &zero, sizeof(zero)) &&
-	       (!r->ip6 || !memcmp(r->ip6, &zero6, sizeof(zero6)));
+	       (!r->ip6 || !memcmp(r->ip6, &zero6,
+				   offsetof(struct ir_ip6, fproto)));
 }
 
 /* decode_match(): no emitter, the rule is the kernel's (IR_KERNEL_WALKS) */
