@@ -110,6 +110,10 @@ const struct ext_desc *ext_at(unsigned int i);
 int ext_fail(char *err, size_t err_len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* icmp's emitter's pieces, which icmp6's uses too (icmp.c) */
+void ext_emit_icmp_header(struct cg *c);
+void ext_emit_icmp_type(struct cg *c, const struct ir_match *m);
+
 /* conntrack's --ctstate emitter, which state's matches use too */
 void ext_emit_ctstate(struct cg *c, const struct ir_match *m);
 

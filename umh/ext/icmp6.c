@@ -34,17 +34,11 @@ static int icmp6_decode(const struct ext_decode *d, struct ir_match *m)
 	return 0;
 }
 
+/* icmp's pieces (icmp.c) without its "any type" */
 static void emit_icmp6(struct cg *c, const struct ir_match *m)
 {
-	emit_hotdrop(c, PI_HD8);
-	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_BAD8));
-	EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
-	EM(c, BPF_LDX_MEM(BPF_DW, R4, R6, PI_ICMPT));
-	EM(c, BPF_ALU64_IMM(BPF_XOR, R4, m->icmp.type));
-	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_ICMPC));
-	emit_out_of_range(c, R2, m->icmp.code_min, m->icmp.code_max);
-	EM(c, BPF_ALU64_REG(BPF_OR, R4, R2));
-	acc_mismatch(c, R4, m->icmp.inv);
+	ext_emit_icmp_header(c);
+	ext_emit_icmp_type(c, m);
 }
 
 const struct ext_desc ext_icmp6 = {
