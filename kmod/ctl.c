@@ -32,7 +32,9 @@ static long ctl_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return ebpf_xt_install(&req);
 	case EBPF_IOC_FEATURES:
 		return put_user((u32)(EBPF_MAPS_NEED_CARRIER ?
-				      EBPF_CTL_FEAT_MAPS_PROG : 0),
+				      EBPF_CTL_FEAT_MAPS_PROG : 0) |
+				(serve_ipv6 && compile_ipv6 ?
+				 EBPF_CTL_FEAT_IP6_PROGS : 0),
 				(u32 __user *)arg);
 	default:
 		return -ENOTTY;

@@ -27,6 +27,7 @@ extern bool init_userns_only;
 extern char *mechanism;
 extern bool phase_timing;
 extern bool serve_ipv6;		/* the ipv6 parameter */
+extern bool compile_ipv6;	/* the ipv6_bpf parameter */
 
 /* The embedded helper image (helper_blob.S; init data). */
 extern const char ebpf_helper_image_start[];

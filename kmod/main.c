@@ -56,6 +56,11 @@ module_param_named(ipv6, serve_ipv6, bool, 0444);
 MODULE_PARM_DESC(ipv6,
 		 "Serve ip6tables-legacy too (ip6_tables' sockopts and tables; its rules walked by the module, no BPF yet)");
 
+bool compile_ipv6;
+module_param_named(ipv6_bpf, compile_ipv6, bool, 0444);
+MODULE_PARM_DESC(ipv6_bpf,
+		 "With ipv6=1: let the helper's BPF programs decide IPv6 hooks where it compiles them (first slice, issue 18); off: the module walks every IPv6 rule");
+
 char *mechanism = "auto";
 module_param(mechanism, charp, 0444);
 MODULE_PARM_DESC(mechanism,

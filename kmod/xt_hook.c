@@ -9,7 +9,8 @@
  * serves and hands over a resume point; from there (or from the hook's
  * entry, for a hook the helper did not compile) the rules are walked here
  * exactly as ipt_do_table() (ip6t_do_table()) walks them, with the
- * kernel's own extension code (xt_family.h).  No program serves IPv6 yet.
+ * kernel's own extension code (xt_family.h).  An IPv6 hook has a program
+ * only with the ipv6_bpf parameter (the first slice of compiled IPv6).
  *
  * Programs are BPF_PROG_TYPE_SCHED_CLS run on the skb as it is at the hook
  * (skb->data at the IP header).  What a tc program finds in skb->cb (the

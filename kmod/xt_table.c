@@ -226,8 +226,9 @@ static void nat_request(const struct ebpf_xt_slot *slot)
 
 /*
  * The family an install's entries are of, or NULL: IPv6 only while the
- * module serves it (the ipv6 parameter), and walked only: no program
- * decides an IPv6 hook yet.
+ * module serves it (the ipv6 parameter), with programs only where the
+ * ipv6_bpf parameter lets them decide (said to the helper by
+ * EBPF_CTL_FEAT_IP6_PROGS).
  */
 static const struct ebpf_xt_family *
 install_family(const struct ebpf_ctl_install *req)
@@ -238,7 +239,7 @@ install_family(const struct ebpf_ctl_install *req)
 		return &ebpf_xt_ipv4;
 	if (req->family != NFPROTO_IPV6 || !serve_ipv6)
 		return NULL;
-	for (h = 0; h < NF_INET_NUMHOOKS; h++)
+	for (h = 0; h < NF_INET_NUMHOOKS && !compile_ipv6; h++)
 		if (req->prog_fd[h] >= 0)
 			return NULL;
 	return &ebpf_xt_ipv6;

@@ -195,5 +195,7 @@ enum ebpf_ctl_cb {
 #define EBPF_IOC_FEATURES	_IOR('E', 2, __u32)
 /* EBPF_IOC_INSTALL needs @maps_prog_fd (see struct ebpf_ctl_install) */
 #define EBPF_CTL_FEAT_MAPS_PROG	0x1
+/* EBPF_IOC_INSTALL takes programs for IPv6 tables (the ipv6_bpf parameter) */
+#define EBPF_CTL_FEAT_IP6_PROGS	0x2
 
 #endif

@@ -177,6 +177,7 @@ out:
 
 #include "cghost_more.h"
 #include "cghost_kmod.h"
+#include "cghost_ip6.h"
 
 int main(int argc, char **argv)
 {
@@ -205,6 +206,7 @@ int main(int argc, char **argv)
 		nf_name_cases(f);
 		kernel_walk_cases(f);
 		kernel_random_diff(f, 200, 100);
+		ip6_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -100,6 +100,15 @@ static bool match(const struct ir_match *m, const struct ref_pkt *p, bool *hotdr
 		return (m->icmp.type == 0xff ||
 			(p->l4[0] == m->icmp.type && p->l4[1] >= m->icmp.code_min &&
 			 p->l4[1] <= m->icmp.code_max)) ^ m->icmp.inv;
+	case IRM_ICMP6:	/* icmp6_match(): no "any type" */
+		if (p->fragoff)
+			return false;
+		if (p->l4len < 8) {	/* sizeof(struct icmp6hdr) */
+			*hotdrop = true;
+			return false;
+		}
+		return (p->l4[0] == m->icmp.type && p->l4[1] >= m->icmp.code_min &&
+			p->l4[1] <= m->icmp.code_max) ^ m->icmp.inv;
 	case IRM_MPORT:
 		if (p->fragoff)
 			return false;

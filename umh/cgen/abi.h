@@ -137,6 +137,10 @@ enum {
 	PI_PL4 = 208,	/* classifier: proto | l4state << 8 (classify.h) */
 	PI_PORTS = 216,	/* classifier: sport << 16 | dport if l4state 1 */
 	PI_SIZE = 224,
+	/* IPv6 tables: the addresses as they lie in the header, over the
+	 * IPv4 address slots (no IPv6 program reads those) */
+	PI6_SADDR = 0,
+	PI6_DADDR = 16,
 	/* a classifier group's lookup key (48 bytes): beyond pi, over the
 	 * prologue's scratch space (FP_TMP2 .. FP_BUF), dead by then; the
 	 * stack is tight: main + 7 frames must fit in 512 bytes */
@@ -161,6 +165,9 @@ enum {
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */
+/* IPv6: the most extension headers the prologue follows to find the
+ * transport header; a packet with more is handed to the module's walk */
+#define CG_IP6_MAX_EXT	8
 #define CG_OPAQUE_MIN_INSNS 4096	/* smaller: no opaque copy of pi */
 
 /*

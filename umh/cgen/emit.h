@@ -53,6 +53,10 @@ struct cg {
 	 * offset -> push it */
 	bool walks;
 	int walk_lab, push_lab;
+	/* IPv6: main's hand-over of the whole hook (a packet whose headers
+	 * the prologue does not follow: the module walks it from the hook's
+	 * entry, as ip6t_do_table() would) */
+	int walk_all;
 	long tail_first;	/* first jump to them, -1: none */
 	char *err;
 	size_t err_len;
@@ -119,6 +123,9 @@ void skb_copy_linear(struct cg *c, int off_reg, int n, int slow);
 void skb_load_iphdr(struct cg *c, int fail, bool l2_known);
 void skb_read_iphdr(struct cg *c);
 void skb_read_l4(struct cg *c);
+
+/* prologue_ip6.c: an IPv6 packet's fields (KMOD), after the names */
+void skb_ip6_headers(struct cg *c);
 
 /* prologue.c: the parts every flavor's prologue shares */
 void read_iphdr(struct cg *c);

@@ -145,7 +145,7 @@ static void emit_function_body(struct cg *c, unsigned int start)
 		}
 		/* a run's jump rules share one site: it could not push the
 		 * offset of the one that matched (abi.h, "Kernel rules") */
-		if (!r->always && !r->kernel &&
+		if (!r->always && !r->kernel && !ir->ipv6 &&
 		    (r->verdict == IRV_ACCEPT || r->verdict == IRV_DROP ||
 		     r->verdict == IRV_RETURN || r->verdict == IRV_GOTO ||
 		     (r->verdict == IRV_JUMP && !c->walks))) {
@@ -228,8 +228,12 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
 		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
 	unsigned int h, entry, under;
-	struct cg c = { .p = out, .ir = ir, .o = o, .fl = cg_flavor(o->mech),
-			.err = err, .err_len = err_len };
+	/* IPv6: linear code only (the classifier's keys are IPv4's) */
+	struct cg_opts o6 = { .mech = o->mech, .hook = o->hook, .k = o->k,
+			      .no_classify = true };
+	struct cg c = { .p = out, .ir = ir, .o = ir->ipv6 ? &o6 : o,
+			.fl = cg_flavor(o->mech), .err = err,
+			.err_len = err_len, .walk_all = -1 };
 	int drop_exit, pass_exit, ret_label, walk_label = -1, r;
 	int *memo = NULL;
 	long opaque_at = -1, opaque_end = -1;
@@ -246,6 +250,13 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		snprintf(err, err_len, "table has no hook %u", h);
 		return -EINVAL;
 	}
+	if (ir->ipv6 && o->mech != CG_KMOD) {
+		snprintf(err, err_len,
+			 "IPv6 tables are compiled for the kmod mechanism only");
+		return -EOPNOTSUPP;
+	}
+	if (ir->ipv6)	/* the prologue may hand any packet over */
+		c.walks = true;
 	if (ir_kernel_hooks(ir) & (1u << h)) {
 		if (!c.fl->ret_walk) {
 			snprintf(err, err_len,
@@ -344,6 +355,15 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		cg_place(&c, pass_exit);
 	EM(&c, BPF_MOV64_IMM(R0, c.fl->ret_accept));
 	EM(&c, BPF_EXIT_INSN());
+	/* made by the prologue where it hands packets over (a label never
+	 * jumped to would be unreachable code, which the verifier refuses) */
+	if (c.walk_all >= 0) {	/* a record of the hook's entry, no jumps */
+		cg_place(&c, c.walk_all);
+		for (int i = 0; i < CG_RESUME_SIZE; i += 8)
+			EM(&c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + PI_RESUME + i, 0));
+		EM(&c, BPF_ST_MEM(BPF_W, FP, PI_BASE + PI_RESUME,
+				  (int)ir->rules[entry].off));
+	}
 	if (c.walks) {
 		cg_place(&c, walk_label);
 		emit_main_walk(&c, drop_exit);

@@ -45,6 +45,11 @@ static void prologue_kmod(struct cg *c, int drop_exit, int pass_exit CG_UNUSED)
 		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, CB_OFF(EBPF_CB_OUT_IFINDEX)));
 		skb_ifinfo(c, PI_OUT, false);
 	}
+	if (c->ir->ipv6) {
+		skb_ip6_headers(c);
+		compute_flags(c);
+		return;	/* no classified runs, no conntrack matches yet */
+	}
 	EM(c, BPF_MOV64_IMM(R8, 0));	/* no link layer header */
 	skb_load_iphdr(c, drop_exit, true);
 	skb_read_iphdr(c);		/* r8 = thoff, r7 = skb->len - thoff */

@@ -58,11 +58,57 @@ static void emit_addr(struct cg *c, int slot, __u32 addr, __u32 mask,
 	acc_mismatch(c, R2, inv);
 }
 
+/* a 128-bit address under a mask (ipv6_masked_addr_cmp()) */
+static void emit_addr6(struct cg *c, int slot, const __u8 *addr,
+		       const __u8 *mask, bool inv)
+{
+	static const __u8 zero[16];
+
+	if (!memcmp(mask, zero, sizeof(zero))) {
+		if (inv)	/* "! -s ::/0": never matches */
+			acc_never(c);
+		return;
+	}
+	/* the same masked compare of two 8-byte words as a name's */
+	emit_iface(c, slot, (const char *)addr, mask, inv);
+}
+
+/*
+ * ip6_packet_match()'s part of @r into r7.  With IP6T_F_PROTO it also
+ * looks for the transport header; a packet whose headers that search
+ * fails on (a hotdrop) or that the prologue does not follow never reaches
+ * the rules: the prologue hands it to the module (prologue_ip6.c), so
+ * pi.proto is ipv6_find_hdr()'s answer here.
+ */
+static void emit_ip6_conditions(struct cg *c, const struct ir_rule *r)
+{
+	const struct ipt_ip *ip = &r->ip;
+
+	emit_addr6(c, PI6_SADDR, r->ip6->src, r->ip6->smsk,
+		   ip->invflags & IPT_INV_SRCIP);
+	emit_addr6(c, PI6_DADDR, r->ip6->dst, r->ip6->dmsk,
+		   ip->invflags & IPT_INV_DSTIP);
+	emit_iface(c, PI_IN, ip->iniface, ip->iniface_mask,
+		   ip->invflags & IPT_INV_VIA_IN);
+	emit_iface(c, PI_OUT, ip->outiface, ip->outiface_mask,
+		   ip->invflags & IPT_INV_VIA_OUT);
+	if (ip->proto) {	/* set only with IP6T_F_PROTO (ir.c) */
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_PROTO));
+		EM(c, BPF_ALU64_IMM(BPF_XOR, R2, ip->proto));
+		acc_mismatch(c, R2, ip->invflags & IPT_INV_PROTO);
+	}
+}
+
 /* ip_packet_match()'s part of @r (no hotdrop) into r7 */
 static void emit_ip_conditions(struct cg *c, const struct ir_rule *r,
 			       enum cg_set_field skip)
 {
 	const struct ipt_ip *ip = &r->ip;
+
+	if (r->ip6) {
+		emit_ip6_conditions(c, r);
+		return;
+	}
 
 	if (skip != SF_SRC)
 		emit_addr(c, PI_SADDR, ip->src.s_addr, ip->smsk.s_addr,

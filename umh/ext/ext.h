@@ -110,6 +110,10 @@ const struct ext_desc *ext_at(unsigned int i);
 int ext_fail(char *err, size_t err_len, int e, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* icmp's emitter's pieces, which icmp6's uses too (icmp.c) */
+void ext_emit_icmp_header(struct cg *c);
+void ext_emit_icmp_type(struct cg *c, const struct ir_match *m);
+
 /* conntrack's --ctstate emitter, which state's matches use too */
 void ext_emit_ctstate(struct cg *c, const struct ir_match *m);
 
@@ -117,5 +121,11 @@ void ext_emit_ctstate(struct cg *c, const struct ir_match *m);
 extern const struct ext_desc ext_tcp, ext_udp, ext_icmp, ext_multiport,
 	ext_iprange, ext_comment, ext_conntrack, ext_state,
 	ext_standard, ext_error;
+/* IPv6 only (not in the registry's list, so ext_find() never finds it) */
+extern const struct ext_desc ext_icmp6;
+/* May an IPv6 rule's match be decoded by @x?  Only those written for
+ * both families' semantics: tcp, udp (their ports and flags read the
+ * transport header ip6_tables found, at the same fragment rules), comment */
+bool ext_ipv6_ok(const struct ext_desc *x);
 
 #endif

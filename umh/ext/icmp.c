@@ -32,16 +32,28 @@ static int icmp_decode(const struct ext_decode *d, struct ir_match *m)
 	return 0;
 }
 
-static void emit_icmp(struct cg *c, const struct ir_match *m)
+/* the 8-byte header: hotdrop if it is missing, no match (icmp6 too) */
+void ext_emit_icmp_header(struct cg *c)
 {
 	emit_hotdrop(c, PI_HD8);
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_BAD8));
 	EM(c, BPF_ALU64_REG(BPF_OR, R7, R2));
+}
+
+static void emit_icmp(struct cg *c, const struct ir_match *m)
+{
+	ext_emit_icmp_header(c);
 	if (m->icmp.type == ICMP_ANY_TYPE) {
 		if (m->icmp.inv)
 			acc_never(c);
 		return;
 	}
+	ext_emit_icmp_type(c, m);
+}
+
+/* the type and the code range, inverted as the match says (icmp6 too) */
+void ext_emit_icmp_type(struct cg *c, const struct ir_match *m)
+{
 	EM(c, BPF_LDX_MEM(BPF_DW, R4, R6, PI_ICMPT));
 	EM(c, BPF_ALU64_IMM(BPF_XOR, R4, m->icmp.type));
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, PI_ICMPC));

@@ -55,7 +55,14 @@ const struct ext_desc *ext_of_kind(int kind)
 	for (i = 0; kind && i < N_EXT; i++)
 		if (registry[i]->ir_kind == kind)
 			return registry[i];
+	if (kind && kind == ext_icmp6.ir_kind)
+		return &ext_icmp6;
 	return NULL;
+}
+
+bool ext_ipv6_ok(const struct ext_desc *x)
+{
+	return x == &ext_tcp || x == &ext_udp || x == &ext_comment;
 }
 
 int ext_fail(char *err, size_t err_len, int e, const char *fmt, ...)

@@ -17,6 +17,7 @@
 
 #include <linux/netfilter/x_tables.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
+#include <linux/netfilter_ipv6/ip6_tables.h>
 
 #include <ebpfilter/proto.h>
 
@@ -55,11 +56,19 @@ static int off_to_idx(const unsigned int *offs, unsigned int n,
 	return -1;
 }
 
+/*
+ * IPv6: IP6T_F_PROTO alone ("-p all") is no condition for the programs:
+ * a packet whose header search fails never reaches their rules (the
+ * prologue hands it to the module's walk: cgen/prologue_ip6.c).
+ */
 bool ir_rule_unconditional(const struct ir_rule *r)
 {
 	static const struct ipt_ip zero;
+	static const struct ir_ip6 zero6;
 
-	return r->nmatch == 0 && !memcmp(&r->ip, &zero, sizeof(zero));
+	return r->nmatch == 0 && !memcmp(&r->ip, &zero, sizeof(zero)) &&
+	       (!r->ip6 || !memcmp(r->ip6, &zero6,
+				   offsetof(struct ir_ip6, fproto)));
 }
 
 /* decode_match(): no emitter, the rule is the kernel's (IR_KERNEL_WALKS) */
@@ -82,6 +91,13 @@ static int decode_match(const struct xt_entry_match *em, size_t dlen,
 	int r;
 
 	memset(m, 0, sizeof(*m));
+	if (ir->ipv6) {
+		/* IPv6: only what is written for ip6_tables' semantics */
+		if (!strcmp(name, "icmp6"))
+			x = &ext_icmp6;
+		else if (!x || !ext_ipv6_ok(x))
+			x = NULL;
+	}
 	if (!x || !x->decode)
 		goto not_enforced;
 	xr = ext_rev(x, rev);
@@ -191,6 +207,64 @@ static int mark_walked_chains(struct ir_table *ir, char *err, size_t err_len)
 	return 0;
 }
 
+/*
+ * The parts of an entry ir_build_ext() reads, of either layout: struct
+ * ipt_entry and struct ip6t_entry differ only in their leading IP part.
+ */
+static size_t entry_size(bool v6)
+{
+	return v6 ? sizeof(struct ip6t_entry) : sizeof(struct ipt_entry);
+}
+
+static unsigned int entry_next(const void *e, bool v6)
+{
+	return v6 ? ((const struct ip6t_entry *)e)->next_offset :
+		    ((const struct ipt_entry *)e)->next_offset;
+}
+
+static unsigned int entry_target(const void *e, bool v6)
+{
+	return v6 ? ((const struct ip6t_entry *)e)->target_offset :
+		    ((const struct ipt_entry *)e)->target_offset;
+}
+
+/*
+ * An IPv6 entry's IP part into @rr: what ip6_packet_match() tests.  The
+ * bits ip6_tables shares with ip_tables (IP6T_INV_VIA_IN/OUT, SRCIP, DSTIP,
+ * PROTO are IPT_INV_*'s) go to rr->ip, the addresses to @a.  Refused
+ * (-EOPNOTSUPP: the module walks the whole table) where a program and a
+ * walk resumed at a rule could differ: a protocol without IP6T_F_PROTO
+ * (ip6tables never writes it; a match such as tcp is then accepted and
+ * reads the fragment offset an earlier rule's header search left, which a
+ * walk resumed later does not have), and IP6T_F_TOS, which nothing tests.
+ */
+static int ip6_to_ir(const struct ip6t_ip6 *ip, struct ir_rule *rr,
+		     struct ir_ip6 *a, char *err, size_t err_len)
+{
+	if (ip->proto && !(ip->flags & IP6T_F_PROTO))
+		return fail(err, err_len, -EOPNOTSUPP,
+			    "a protocol without IP6T_F_PROTO");
+	memset(&rr->ip, 0, sizeof(rr->ip));
+	memcpy(rr->ip.iniface, ip->iniface, IFNAMSIZ);
+	memcpy(rr->ip.outiface, ip->outiface, IFNAMSIZ);
+	memcpy(rr->ip.iniface_mask, ip->iniface_mask, IFNAMSIZ);
+	memcpy(rr->ip.outiface_mask, ip->outiface_mask, IFNAMSIZ);
+	rr->ip.invflags = ip->invflags & (IP6T_INV_VIA_IN | IP6T_INV_VIA_OUT |
+					  IP6T_INV_SRCIP | IP6T_INV_DSTIP);
+	memset(a, 0, sizeof(*a));
+	a->fproto = ip->flags & IP6T_F_PROTO;
+	if (a->fproto) {
+		rr->ip.proto = ip->proto;
+		rr->ip.invflags |= ip->invflags & IP6T_INV_PROTO;
+	}
+	memcpy(a->src, &ip->src, 16);
+	memcpy(a->dst, &ip->dst, 16);
+	memcpy(a->smsk, &ip->smsk, 16);
+	memcpy(a->dmsk, &ip->dmsk, 16);
+	rr->ip6 = a;
+	return 0;
+}
+
 /* Does the rule test the input or output interface? */
 static bool names_interface(const struct ipt_ip *ip)
 {
@@ -210,31 +284,37 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 	unsigned int nm = 0;
 	size_t capm = 0;
 	struct ir_match tmp[IR_MAX_MATCH];
+	bool v6 = t->family == NFPROTO_IPV6;
+	size_t esz = entry_size(v6);
 	int r = -EINVAL;
 
 	memset(ir, 0, sizeof(*ir));
-	if (!t->num_entries || t->size < sizeof(struct ipt_entry))
+	ir->ipv6 = v6;
+	if (!t->num_entries || t->size < esz)
 		return fail(err, err_len, -EINVAL, "empty table");
 	/* small rules: a whole 10,000-rule table is a few MB at most, not
 	 * IR_MAX_MATCH matches per rule */
 	ir->rules = bigmem_calloc(t->num_entries, sizeof(*ir->rules));
 	offs = calloc(t->num_entries, sizeof(*offs));
 	mfirst = calloc(t->num_entries, sizeof(*mfirst));
-	if (!ir->rules || !offs || !mfirst) {
+	if (v6)
+		ir->ip6s = calloc(t->num_entries, sizeof(*ir->ip6s));
+	if (!ir->rules || !offs || !mfirst || (v6 && !ir->ip6s)) {
 		r = fail(err, err_len, -ENOMEM, "out of memory");
 		goto out;
 	}
 	/* pass 1: entry offsets */
 	for (off = 0; off < t->size && n < t->num_entries; n++) {
-		const struct ipt_entry *e = (const void *)(base + off);
+		const void *e = base + off;
 
-		if (t->size - off < sizeof(*e) || e->next_offset < sizeof(*e) ||
-		    e->next_offset > t->size - off || (e->next_offset & 7)) {
+		if (t->size - off < esz || entry_next(e, v6) < esz ||
+		    entry_next(e, v6) > t->size - off ||
+		    (entry_next(e, v6) & 7)) {
 			r = fail(err, err_len, -EINVAL, "bad entry at %u", off);
 			goto out;
 		}
 		offs[n] = off;
-		off += e->next_offset;
+		off += entry_next(e, v6);
 	}
 	if (n != t->num_entries || off != t->size) {
 		r = fail(err, err_len, -EINVAL, "entry count mismatch");
@@ -245,28 +325,41 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 
 	/* pass 2: decode */
 	for (i = 0; i < n; i++) {
-		const struct ipt_entry *e = (const void *)(base + offs[i]);
+		const void *e = base + offs[i];
 		const struct xt_entry_target *tg;
 		struct ir_rule *rr = &ir->rules[i];
-		unsigned int mo, tsize;
+		unsigned int mo, tsize, e_toff = entry_target(e, v6);
+		unsigned int e_next = entry_next(e, v6);
+		bool go_to;
 
 		rr->idx = i;
 		rr->off = offs[i];
-		rr->ip = e->ip;
-		if (e->target_offset < sizeof(*e) ||
-		    e->target_offset + sizeof(*tg) > e->next_offset) {
+		if (v6) {
+			const struct ip6t_ip6 *ip6 =
+				&((const struct ip6t_entry *)e)->ipv6;
+
+			r = ip6_to_ir(ip6, rr, &ir->ip6s[i], err, err_len);
+			if (r)
+				goto out;
+			go_to = ip6->flags & IP6T_F_GOTO;
+		} else {
+			rr->ip = ((const struct ipt_entry *)e)->ip;
+			go_to = rr->ip.flags & IPT_F_GOTO;
+		}
+		r = -EINVAL;
+		if (e_toff < esz || e_toff + sizeof(*tg) > e_next) {
 			r = fail(err, err_len, -EINVAL, "bad target offset at %u",
 				 offs[i]);
 			goto out;
 		}
-		for (mo = sizeof(*e); mo < e->target_offset;) {
+		for (mo = esz; mo < e_toff;) {
 			const struct xt_entry_match *em =
 				(const void *)((const char *)e + mo);
 			int k;
 
-			if (e->target_offset - mo < sizeof(*em) ||
+			if (e_toff - mo < sizeof(*em) ||
 			    em->u.match_size < sizeof(*em) ||
-			    em->u.match_size > e->target_offset - mo) {
+			    em->u.match_size > e_toff - mo) {
 				r = fail(err, err_len, -EINVAL,
 					 "bad match size at %u", offs[i]);
 				goto out;
@@ -285,7 +378,7 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 				goto out;
 			}
 			k = decode_match(em, em->u.match_size - sizeof(*em),
-					 &e->ip, flags, &tmp[rr->nmatch], ir,
+					 &rr->ip, flags, &tmp[rr->nmatch], ir,
 					 err, err_len);
 			if (k < 0) {
 				r = k;
@@ -305,10 +398,9 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 			memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
 		mfirst[i] = nm;
 		nm += rr->nmatch;
-		tg = (const void *)((const char *)e + e->target_offset);
+		tg = (const void *)((const char *)e + e_toff);
 		tsize = tg->u.target_size;
-		if (tsize < sizeof(*tg) ||
-		    tsize > (unsigned int)(e->next_offset - e->target_offset)) {
+		if (tsize < sizeof(*tg) || tsize > e_next - e_toff) {
 			r = fail(err, err_len, -EINVAL, "bad target size at %u",
 				 offs[i]);
 			goto out;
@@ -343,8 +435,8 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 					/* ip_tables: no push; continue */
 					rr->verdict = IRV_CONTINUE;
 				else
-					rr->verdict = (e->ip.flags & IPT_F_GOTO) ?
-						      IRV_GOTO : IRV_JUMP;
+					rr->verdict = go_to ? IRV_GOTO :
+							      IRV_JUMP;
 			} else if (flags & IR_KERNEL_WALKS) {
 				rr->verdict = IRV_KERNEL;	/* NF_QUEUE... */
 			} else {
@@ -361,7 +453,8 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 			goto out;
 		}
 		/* IPT_F_GOTO is control flow, not a packet condition */
-		rr->ip.flags &= ~IPT_F_GOTO;
+		if (!v6)
+			rr->ip.flags &= ~IPT_F_GOTO;
 		rr->kernel |= rr->verdict == IRV_KERNEL;
 		/* the programs find interface names in the helper's own
 		 * namespace's links (the ifinfo map); another namespace's
@@ -369,7 +462,7 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		 * kernel's, which reads the devices' names, and the program's
 		 * test before it hands such a rule over leaves them out */
 		if ((flags & IR_KERNEL_WALKS) && t->netns != EBPF_NETNS_INIT &&
-		    names_interface(&e->ip)) {
+		    names_interface(&rr->ip)) {
 			rr->kernel = rr->kernel_match = true;
 			memset(rr->ip.iniface, 0, sizeof(rr->ip.iniface));
 			memset(rr->ip.outiface, 0, sizeof(rr->ip.outiface));
@@ -479,6 +572,8 @@ void ir_free(struct ir_table *ir)
 {
 	bigmem_free(ir->rules);
 	free(ir->matches);
+	free(ir->ip6s);
+	ir->ip6s = NULL;
 	ir->matches = NULL;
 	ir->rules = NULL;
 	ir->nrules = 0;

@@ -34,6 +34,7 @@ enum ir_match_kind {
 	IRM_MPORT,
 	IRM_IPRANGE,
 	IRM_CTSTATE,	/* state and conntrack --ctstate */
+	IRM_ICMP6,	/* ip6_tables' icmp6 (no "any type") */
 };
 
 /* Conntrack state bits, in xt_conntrack's layout (xt_state's is mapped). */
@@ -91,10 +92,23 @@ enum ir_verdict {
 	IRV_KERNEL,	/* any other target: only the kernel's walk runs it */
 };
 
+/*
+ * An IPv6 rule's addresses and IP6T_F_PROTO (ir_rule.ip6); the rest of
+ * its struct ip6t_ip6 is in ir_rule.ip, whose bits ip6_tables numbers
+ * as ip_tables does (interfaces, protocol and their IPT_INV_* flags);
+ * ip.proto and IPT_INV_PROTO only with @fproto, as ip6_packet_match()
+ * tests the protocol only then.
+ */
+struct ir_ip6 {
+	uint8_t src[16], dst[16], smsk[16], dmsk[16];	/* network order */
+	bool fproto;	/* find the transport header (ipv6_find_hdr()) */
+};
+
 struct ir_rule {
 	unsigned int idx;	/* entry index = counter slot */
 	unsigned int off;	/* byte offset in the blob */
-	struct ipt_ip ip;
+	struct ipt_ip ip;	/* IPv6: no addresses, no flags (ir_ip6) */
+	const struct ir_ip6 *ip6;	/* IPv6 only, else NULL */
 	unsigned int nmatch;
 	struct ir_match *m;	/* nmatch of them, in ir_table.matches */
 	enum ir_verdict verdict;
@@ -112,9 +126,11 @@ struct ir_rule {
 };
 
 struct ir_table {
+	bool ipv6;		/* of struct ip6t_entry: rules' ->ip6 */
 	unsigned int nrules;
 	struct ir_rule *rules;
 	struct ir_match *matches;	/* all rules' matches, in order */
+	struct ir_ip6 *ip6s;		/* IPv6: one per rule */
 	unsigned int valid_hooks;
 	unsigned int hook_entry[NF_INET_NUMHOOKS];	/* entry index per hook */
 	unsigned int underflow[NF_INET_NUMHOOKS];

@@ -498,9 +498,10 @@ static int install_table(const struct ipt_table_view *t,
 }
 
 /*
- * An IPv6 table (kmod): the IR and the code generator read struct
- * ipt_entry, so there is no program; the module walks every hook of it
- * as ip6_tables does, counting each entry into the counters map.
+ * An IPv6 table (kmod) with no program: the module walks every hook of it
+ * as ip6_tables does, counting each entry into the counters map.  Where
+ * the module does not take IPv6 programs (its ipv6_bpf parameter off), or
+ * the front end leaves the table to the walk (ir.c, ip6_to_ir()).
  */
 static int commit_walked(struct enf_table *e, const struct ipt_table_view *t,
 			 uint32_t park_state, char *err, size_t err_len)
@@ -550,13 +551,25 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		snprintf(err, err_len, "no memory for the table's record");
 		return -ENOMEM;
 	}
-	if (t->family != NFPROTO_IPV4)
+	if (t->family != NFPROTO_IPV4 &&
+	    (t->family != NFPROTO_IPV6 || !enf_kmod_ip6_progs()))
 		return commit_walked(e, t, park_state, err, err_len);
 	phase_to(PH_IR);
 	r = ir_build_ext(t, IR_KERNEL_WALKS, &ir, err, err_len);
+	if (r && t->family == NFPROTO_IPV6) {
+		/* the module checked every rule: never refused for what the
+		 * front end leaves out; walked as without ipv6_bpf */
+		log_info("enforcement: IPv6 table %s walked by the module (%s)\n",
+			 t->name, err);
+		return commit_walked(e, t, park_state, err, err_len);
+	}
 	if (r)
 		return r;
 	walked = ir_kernel_hooks(&ir);
+	/* an IPv6 program hands over any packet whose headers it does not
+	 * follow (cgen/prologue_ip6.c) */
+	if (ir.ipv6)
+		walked = t->valid_hooks;
 	phase_to(PH_MAPS);
 	ctr = enf_counters_create(ir.nrules);
 	if (ctr < 0) {
@@ -581,6 +594,8 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		 * namespace's, each made on first use) */
 		if (ir.hook_entry[nfhook[h]] == ir.underflow[nfhook[h]])
 			continue;
+		if (ir.ipv6 && resume < 0)
+			continue;	/* nowhere to hand packets over */
 		/* a hook the code generator or the verifier refuses (chains
 		 * nested deeper than BPF calls go, limits) is walked: the
 		 * walk is ip_tables' own, so the table is never refused for

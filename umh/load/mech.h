@@ -102,5 +102,8 @@ void enf_ifinfo_unwatch(void);
 /* KMOD: note whether the module gave us its control file (mech_kmod.c);
  * before the helper opens any file, which could take its number. */
 void enf_kmod_note_ctl_fd(void);
+/* KMOD: does the module take programs for IPv6 tables (its ipv6_bpf
+ * parameter)? */
+bool enf_kmod_ip6_progs(void);
 
 #endif

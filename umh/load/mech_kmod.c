@@ -77,6 +77,12 @@ static int load_map_carrier(int counters_fd, int resume_fd)
 			     insns, sizeof(insns) / sizeof(insns[0]), NULL);
 }
 
+bool enf_kmod_ip6_progs(void)
+{
+	return ctl_given && !ctl_features_err &&
+	       (ctl_features & EBPF_CTL_FEAT_IP6_PROGS);
+}
+
 static bool kmod_available(void)
 {
 	static bool said;

@@ -1,0 +1,69 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Compiled IPv6 (issue 18, first slice): loaded with ipv6=1 ipv6_bpf=1,
+# the helper compiles an IPv6 filter table and its program decides the
+# hook: an ebpf_output program exists once IPv6 OUTPUT rules do (the IPv4
+# filter table has only its policies, so no program: it is the IPv6
+# table's), it runs on IPv6 packets
+# (bpftool's run_cnt, kernel.bpf_stats_enabled), the packets get the
+# rules' verdicts (an ICMPv6 echo request and a UDP datagram to ::1
+# dropped, a TCP SYN accepted) and the counters are the program's; dmesg
+# says no hook was left uncompiled and no program returned a bad verdict.
+# IP6_COMPILED_PARAMS overrides the module parameters (the check that the
+# test fails with ipv6_bpf off: "ipv6=1").
+# run-all-cost: 20
+. tests/guest/lib-ebpfilter.sh
+IPT6=ip6tables-legacy
+BPFTOOL=${BPFTOOL:-/usr/sbin/bpftool}
+PARAMS=${IP6_COMPILED_PARAMS:-ipv6=1 ipv6_bpf=1}
+
+runs() {	# run_cnt summed over the ebpf_output programs
+	local out
+	out=$($BPFTOOL prog show 2>&1) || fail "bpftool prog show: $out"
+	printf '%s\n' "$out" | awk '/name ebpf_output/ {
+		for (i = 1; i < NF; i++) if ($i == "run_cnt") s += $(i + 1) }
+		END { print s + 0 }'
+}
+
+pkts() {	# pkts N: the packet count of OUTPUT's rule N
+	$IPT6 -L OUTPUT -v -x -n | awk -v n="$1" 'NR == n + 2 { print $1 }'
+}
+
+ebpf_install
+ip link set lo up
+dmesg_mark
+modprobe ebpfilter $PARAMS || fail "modprobe ebpfilter $PARAMS"
+wait_for 5 dmesg_has "enforcement: kmod hooks" || fail "no kmod mechanism line"
+sysctl -qw kernel.bpf_stats_enabled=1 || fail "no bpf_stats_enabled"
+
+$IPT6 -A OUTPUT -o lo -d ::1 -p udp --dport 9 -j DROP || fail "ip6tables -A udp"
+$IPT6 -A OUTPUT -p icmpv6 --icmpv6-type echo-request -j DROP ||
+	fail "ip6tables -A icmpv6"
+$IPT6 -A OUTPUT -s ::1/128 -p tcp --dport 7 -j ACCEPT || fail "ip6tables -A tcp"
+# the IPv4 filter table (made at load) is only its policies: no program
+[ "$(iptables-legacy -S | grep -c '^-A')" = 0 ] || fail "IPv4 rules exist"
+n=$(bpf_count prog 'name ebpf_output') || exit 1
+[ "$n" -ge 1 ] || fail "no program for the IPv6 OUTPUT hook ($PARAMS)"
+note "IPv6 OUTPUT program loaded ($n)"
+
+before=$(runs)
+got=$(busybox ping -6 -c 1 -W 1 -w 2 ::1 2>/dev/null |
+	sed -n 's/.* \([0-9]*\) packets received.*/\1/p')
+[ "${got:-0}" = 0 ] || fail "echo requests answered: $got"
+if (echo x > /dev/udp/::1/9) 2>/dev/null; then
+	fail "UDP to ::1 port 9 was sent"
+fi
+(exec 3<>/dev/tcp/::1/7) 2>/dev/null	# refused (nothing listens): accepted
+after=$(runs)
+[ "$after" -gt "$before" ] ||
+	fail "the IPv6 program did not run (run_cnt $before -> $after)"
+note "program runs: $before -> $after"
+assert_eq 1 "$(pkts 1)" "udp rule's packets"
+assert_eq 1 "$(pkts 2)" "icmpv6 rule's packets"
+[ "$(pkts 3)" -ge 1 ] || fail "tcp rule counted $(pkts 3)"
+if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
+	fail "a hook was not compiled"
+fi
+$IPT6 -F OUTPUT
+rmmod ebpfilter || fail rmmod
+note "ok"
