@@ -95,9 +95,16 @@ ipt6_require_module() {
 	ebpf_has_ipv6 || skip "$EBPF_KO has no ipv6 parameter (modinfo -F parm): ebpfilter does not serve ip6_tables yet"
 }
 
-use_ebpfilter() {	# EBPF_MODPARAMS: module parameters, e.g. mechanism=tc
+# use_ebpfilter: load ebpfilter for IPT_FAMILY (EBPF_MODPARAMS: more module
+# parameters, e.g. mechanism=tc).  IPv6 is served with ipv6=1; its rules
+# are walked by the module by default, compiled with ipv6_bpf=1: the IPv6
+# tests run both in `make check`, the walk in the full tier (6.1) and the
+# compiled programs in the reduced tier (6.12), unless EBPF_MODPARAMS says.
+use_ebpfilter() {
 	local v6=
 	[ "$IPT_FAMILY" = 6 ] && v6=ipv6=1
+	[ "$IPT_FAMILY" = 6 ] && [ "${EBPF_TIER:-}" = reduced ] &&
+		case " ${EBPF_MODPARAMS:-} " in *" ipv6_bpf="*) ;; *) v6="$v6 ipv6_bpf=1" ;; esac
 	ebpf_install
 	modprobe ebpfilter ${EBPF_MODPARAMS:-} $v6 || fail "cannot load ebpfilter"
 	wait_for 10 test -e $IPT_NAMES || fail "no $IPT_NAMES from ebpfilter"
