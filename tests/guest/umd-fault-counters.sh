@@ -47,6 +47,9 @@ fam() {
 fam "${families##* }"	# ipv6=1 when IPv6 is tested
 use_ebpfilter
 ip link set lo up
+# ::1 for the IPv6 packets (a test before this one in the same boot may
+# have turned IPv6 off: tests/verdict/topology.sh)
+[ "$families" = 4 ] || sysctl -qw net.ipv6.conf.lo.disable_ipv6=0 || fail "IPv6 on lo"
 for f in $families; do
 	fam "$f"
 	$IPT -w -A OUTPUT -o lo -p udp --dport 9998 -j ACCEPT || fail "rule"
