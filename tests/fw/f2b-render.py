@@ -13,7 +13,10 @@ fail2ban.server.action.CommandAction as the server does, and each
 operation's command is produced by the server's own substitution
 (CommandAction._getOperation for actionstart/actioncheck/actionstop,
 replaceTag + replaceDynamicTags with the ticket's ip for actionban and
-actionunban), for the inet4 family.  Nothing is executed: one file per
+actionunban), for the family of the IPs (inet6 when they are IPv6
+addresses, as fail2ban's ticket gives it: the action's [Init?family=inet6]
+then applies, ip6tables and icmp6-port-unreachable; all IPs of one
+rendering must be of one family).  Nothing is executed: one file per
 command in OUTDIR, named NN-OPERATION[-IP].sh, in the order fail2ban runs
 them: actionstart, then for each IP actionban, actioncheck (-C, what fail2ban
 runs before repairing), then actionunban of the first half of the IPs,
@@ -45,7 +48,10 @@ def main():
                 setattr(act, k, v)
         elif len(s) >= 6 and s[0] == "set" and s[2] == "action":
             setattr(act, s[4], s[5])
-    fam = "inet4"
+    fams = {"inet6" if ":" in ip else "inet4" for ip in ips}
+    if len(fams) != 1:
+        raise SystemExit("f2b-render: the IPs must be of one family: %r" % ips)
+    fam = fams.pop()
     n = [0]
 
     def out(op, cmd, ip=None):

@@ -9,18 +9,24 @@
 # /proc/net/ip6_tables_names, and ebpfilter loaded with ipv6=1.
 . tests/guest/lib-ebpfilter.sh
 
-IPT_FAMILY=${IPT_FAMILY:-4}
-if [ "$IPT_FAMILY" = 6 ]; then
-	IPT=ip6tables-legacy
-	IPT_CORE=ip6_tables	# the kernel's module; its tables: ip6table_*
-	IPT_TABLE_MOD=ip6table
-	IPT_NAMES=/proc/net/ip6_tables_names
-else
-	IPT=iptables-legacy
-	IPT_CORE=ip_tables
-	IPT_TABLE_MOD=iptable
-	IPT_NAMES=/proc/net/ip_tables_names
-fi
+# ipt_family 4|6: switch the helpers below to that family (a test driving
+# both, as fw-ufw.sh does, switches between them; ebpfilter itself is
+# loaded once, with ipv6=1 when IPT_FAMILY is 6 at use_ebpfilter).
+ipt_family() {
+	IPT_FAMILY=$1
+	if [ "$IPT_FAMILY" = 6 ]; then
+		IPT=ip6tables-legacy
+		IPT_CORE=ip6_tables	# the kernel's module; its tables: ip6table_*
+		IPT_TABLE_MOD=ip6table
+		IPT_NAMES=/proc/net/ip6_tables_names
+	else
+		IPT=iptables-legacy
+		IPT_CORE=ip_tables
+		IPT_TABLE_MOD=iptable
+		IPT_NAMES=/proc/net/ip_tables_names
+	fi
+}
+ipt_family "${IPT_FAMILY:-4}"
 IPT_OUT=${IPT_OUT:-/tmp/ipt-test}
 IPT_BADBLOB=${IPT_BADBLOB:-build/tests/ipt-badblob}
 mkdir -p "$IPT_OUT"

@@ -11,7 +11,11 @@
 # - `unshare -U -n -r`: a policy set and listed in its own namespace;
 # - `unshare -U -r`: no capability over the initial namespace: EPERM;
 # - revision queries from another namespace answered;
-# and the initial namespace's rules unchanged.  Then ebpfilter unloads
+# and the initial namespace's rules unchanged.  With the module's ipv6
+# parameter (issue 18; ip6_tables beside ip_tables in the reference,
+# ebpfilter loaded with ipv6=1), part basic6: a fresh namespace's
+# ip6_tables_names empty, its own IPv6 filter table made and used, and
+# the initial namespace's IPv6 rules unchanged.  Then ebpfilter unloads
 # and leaves nothing.
 # run-all-tier: smoke
 . tests/guest/netns-lib.sh
@@ -45,13 +49,36 @@ run() {
 	iptables-legacy -F
 }
 
+# basic6: the same for IPv6, when the module serves it
+run6() {
+	local before
+	rm -f "$NS_OUT"/basic6."$ENGINE"
+	ip6tables-legacy -A INPUT -s 2001:db8::1 -j DROP || fail "IPv6 rule in the initial namespace"
+	before=$(ip6tables-legacy -S)
+	ns_run basic6 unshare -n cat /proc/net/ip6_tables_names
+	ns_run basic6 unshare -n sh -c 'ip6tables-legacy -A INPUT -p tcp --dport 22 -j DROP &&
+		ip6tables-legacy -S && cat /proc/net/ip6_tables_names'
+	ns_expect "IPv6: the initial namespace's rules" "$before" "$(ip6tables-legacy -S)"
+	ns_expect "IPv6: a fresh namespace's own table" "-P INPUT ACCEPT" \
+		"$(unshare -n ip6tables-legacy -S INPUT)"
+	ip6tables-legacy -F
+}
+six=0
+ebpf_has_ipv6 && six=1 && EBPF_MODPARAMS="${EBPF_MODPARAMS:-} ipv6=1"
+
 ns_first_engine
 run
 ns_show basic
+if [ $six = 1 ]; then
+	(ipt_family 6 && use_ip_tables) || exit 1
+	run6
+	(ipt_family 6 && leave_ip_tables) || exit 1
+fi
 ns_second_engine
 dmesg_mark
 run
 ns_compare basic
+[ $six = 1 ] && { run6; ns_compare basic6; }
 if ns_real_ebpfilter; then
 	dmesg_since_mark | grep ebpfilter | grep -i -E 'namespace|netns' | head -n 6 | sed 's/^/    dmesg: /'
 	! dmesg_since_mark | grep -q "request from a network namespace other than the initial one refused"

@@ -1,29 +1,58 @@
 #!/bin/bash
 # With ip_tables loaded the iptables sockopts are taken: modprobe ebpfilter
 # fails with -EBUSY and a dmesg line saying what to do; nothing is left.
-. tests/guest/lib-ebpfilter.sh
+# The same for IPv6 (issue 18), when the module has the ipv6 parameter:
+# with ip6_tables loaded ipv6=1 is refused with its own dmesg line, ipv6=0
+# loads beside it and serves IPv4; with ipv6=1 loaded, modprobe.d refuses
+# ip6_tables.
+. tests/guest/ipt-lib.sh
+
+# refused_beside CORE DMESG [PARAM]: with CORE loaded, modprobe ebpfilter
+# [PARAM] fails with EBUSY, dmesg says DMESG, no helper is left
+refused_beside() {
+	modprobe "$1" || fail "cannot load $1"
+	dmesg_mark
+	if modprobe ebpfilter ${3:-} 2>/tmp/err; then
+		fail "loaded ${3:+with $3 }beside $1"
+	fi
+	cat /tmp/err
+	grep -q "Device or resource busy" /tmp/err || fail "${3:+$3 }beside $1: not EBUSY"
+	dmesg_has "$2" || fail "no explanation in dmesg beside $1"
+	sleep 0.5
+	[ "$(helper_count)" = 0 ] || fail "helper left beside $1"
+}
+
+# refused_core CORE WHY: the other way round, packaging/modprobe.d refuses
+# CORE while ebpfilter serves its family, before CORE could warn about the
+# duplicate /proc entry (the harness fails on WARN); modprobe says WHY
+refused_core() {
+	if modprobe "$1" 2>/tmp/err; then
+		fail "$1 loaded beside ebpfilter"
+	fi
+	cat /tmp/err
+	grep -q "$2" /tmp/err || fail "no explanation from modprobe for $1"
+}
+
 ebpf_install
-modprobe ip_tables || fail "cannot load ip_tables"
-dmesg_mark
-if modprobe ebpfilter 2>/tmp/err; then
-	fail "loaded beside ip_tables"
-fi
-cat /tmp/err
-grep -q "Device or resource busy" /tmp/err || fail "not EBUSY"
-dmesg_has "the iptables sockopts are taken, most likely by ip_tables" ||
-	fail "no explanation in dmesg"
-sleep 0.5
-[ "$(helper_count)" = 0 ] || fail "helper left"
+refused_beside ip_tables "the iptables sockopts are taken, most likely by ip_tables"
 modprobe -r ip_tables
 modprobe ebpfilter || fail "no load after ip_tables left"
 [ "$(cat /proc/net/ip_tables_names)" = filter ] || fail "no /proc/net/ip_tables_names"
-# The other way round: ip_tables is refused by packaging/modprobe.d before
-# it could warn about the duplicate /proc entry (the harness fails on WARN).
-if modprobe ip_tables 2>/tmp/err; then
-	fail "ip_tables loaded beside ebpfilter"
-fi
-cat /tmp/err
-grep -q "ebpfilter is loaded" /tmp/err || fail "no explanation from modprobe"
+refused_core ip_tables "ebpfilter is loaded"
 request_ok || fail "ebpfilter disturbed"
+modprobe -r ebpfilter
+assert_nothing_left
+ebpf_has_ipv6 || { note "no ipv6 parameter: the IPv6 half not tested"; exit 0; }
+
+refused_beside ip6_tables "the ip6tables sockopts are taken, most likely by ip6_tables" ipv6=1
+modprobe ebpfilter ipv6=0 || fail "ipv6=0 refused beside ip6_tables"
+dmesg_has "ebpfilter: loaded.*IPv6 not served" ||
+	fail "the load line does not say IPv6 is not served"
+request_ok || fail "IPv4 not served with ipv6=0"
+modprobe -r ebpfilter ip6_tables || fail "cannot unload ebpfilter and ip6_tables"
+modprobe ebpfilter ipv6=1 || fail "no ipv6=1 load after ip6_tables left"
+dmesg_has "ebpfilter: loaded.*IPv6 served" || fail "the load line does not say IPv6 is served"
+refused_core ip6_tables "ebpfilter is loaded with ipv6=Y"
+ip6tables-legacy -S >/dev/null || fail "ip6tables-legacy under ebpfilter ipv6=1"
 modprobe -r ebpfilter
 assert_nothing_left

@@ -67,6 +67,31 @@ topo_ns_link() {	# NS ROOTDEV ROOTADDR NSADDR...
 	ip netns exec "$ns" sysctl -qw net.ipv6.conf.all.disable_ipv6=1
 }
 
+# topo_add_v6 NS ROOTDEV ROOTADDR NSADDR...: IPv6 beside IPv4 on one link
+# of the IPv4 network (the fw-*.sh tests, whose front-ends configure both
+# families): the IPv6 suite's per-interface settings on both ends (no
+# link-local address, no DAD, no router solicitation), /64 addresses and
+# static neighbours; ICMPv6 errors not rate limited (as in the IPv6
+# network above: every REJECT answers, so the errors can be counted); IPv6
+# stays off on every other interface.
+topo_add_v6() {
+	local ns=$1 dev=$2 raddr=$3 a k
+	shift 3
+	for k in conf.$dev.accept_dad=0 conf.$dev.addr_gen_mode=1 conf.$dev.router_solicitations=0 \
+		conf.$dev.accept_ra=0 conf.$dev.disable_ipv6=0 icmp.ratelimit=0; do
+		sysctl -qw "net.ipv6.$k" &&
+			ip netns exec "$ns" sysctl -qw "net.ipv6.${k/conf.$dev./conf.eth0.}" || return 1
+	done
+	ip addr add "$raddr/64" dev "$dev" nodad || return 1
+	for a in "$@"; do
+		ip -n "$ns" addr add "$a/64" dev eth0 nodad &&
+			topo_neigh root "$dev" "$a" \
+				"$(ip netns exec "$ns" cat /sys/class/net/eth0/address)" || return 1
+	done
+	ip -n "$ns" -6 route add default via "$raddr" &&
+		topo_neigh "$ns" eth0 "$raddr" "$(cat /sys/class/net/$dev/address)"
+}
+
 topo_setup() {
 	if [ "${IPT_FAMILY:-4}" = 6 ]; then
 		topo_v6_defaults || return 1
