@@ -24,6 +24,7 @@
 # needs sockopt-req, which speaks IPv4 only); sequences 1 and 4 only when
 # EBPF_TIER is not full.  The rules of the other family must keep their
 # counts through every fault.
+# run-all-cost: 120
 . tests/guest/ipt-lib.sh
 EBPF_KO=$EBPF_KO_FAULTS
 [ -f "$EBPF_KO" ] || fail "no test module at $EBPF_KO"
