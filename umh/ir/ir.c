@@ -22,6 +22,7 @@
 #include <ebpfilter/proto.h>
 
 #include "ext/ext.h"
+#include "ipt/family.h"
 #include "ir/ir.h"
 #include "lib/bigmem.h"
 #include "lib/vec.h"
@@ -208,27 +209,6 @@ static int mark_walked_chains(struct ir_table *ir, char *err, size_t err_len)
 }
 
 /*
- * The parts of an entry ir_build_ext() reads, of either layout: struct
- * ipt_entry and struct ip6t_entry differ only in their leading IP part.
- */
-static size_t entry_size(bool v6)
-{
-	return v6 ? sizeof(struct ip6t_entry) : sizeof(struct ipt_entry);
-}
-
-static unsigned int entry_next(const void *e, bool v6)
-{
-	return v6 ? ((const struct ip6t_entry *)e)->next_offset :
-		    ((const struct ipt_entry *)e)->next_offset;
-}
-
-static unsigned int entry_target(const void *e, bool v6)
-{
-	return v6 ? ((const struct ip6t_entry *)e)->target_offset :
-		    ((const struct ipt_entry *)e)->target_offset;
-}
-
-/*
  * An IPv6 entry's IP part into @rr: what ip6_packet_match() tests.  The
  * bits ip6_tables shares with ip_tables (IP6T_INV_VIA_IN/OUT, SRCIP, DSTIP,
  * PROTO are IPT_INV_*'s) go to rr->ip, the addresses to @a.  Refused
@@ -285,7 +265,9 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 	size_t capm = 0;
 	struct ir_match tmp[IR_MAX_MATCH];
 	bool v6 = t->family == NFPROTO_IPV6;
-	size_t esz = entry_size(v6);
+	/* either layout: the family descriptor says where its fields lie */
+	const struct ipt_family *fam = v6 ? &ipt_family_ipv6 : &ipt_family_ipv4;
+	size_t esz = fam->entry_size;
 	int r = -EINVAL;
 
 	memset(ir, 0, sizeof(*ir));
@@ -307,14 +289,14 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 	for (off = 0; off < t->size && n < t->num_entries; n++) {
 		const void *e = base + off;
 
-		if (t->size - off < esz || entry_next(e, v6) < esz ||
-		    entry_next(e, v6) > t->size - off ||
-		    (entry_next(e, v6) & 7)) {
+		if (t->size - off < esz || ipt_e_next_offset(fam, e) < esz ||
+		    ipt_e_next_offset(fam, e) > t->size - off ||
+		    (ipt_e_next_offset(fam, e) & 7)) {
 			r = fail(err, err_len, -EINVAL, "bad entry at %u", off);
 			goto out;
 		}
 		offs[n] = off;
-		off += entry_next(e, v6);
+		off += ipt_e_next_offset(fam, e);
 	}
 	if (n != t->num_entries || off != t->size) {
 		r = fail(err, err_len, -EINVAL, "entry count mismatch");
@@ -328,8 +310,8 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 		const void *e = base + offs[i];
 		const struct xt_entry_target *tg;
 		struct ir_rule *rr = &ir->rules[i];
-		unsigned int mo, tsize, e_toff = entry_target(e, v6);
-		unsigned int e_next = entry_next(e, v6);
+		unsigned int mo, tsize, e_toff = ipt_e_target_offset(fam, e);
+		unsigned int e_next = ipt_e_next_offset(fam, e);
 		bool go_to;
 
 		rr->idx = i;
