@@ -5,28 +5,43 @@
 # and ebpfilter ("ebpf"), in one boot:
 #   mem.idle  memory per network namespace that never used iptables, less
 #             what such a namespace costs with neither loaded ("none")
-#   mem.empty ... per namespace whose filter table was made (iptables -S),
-#             less mem.idle's
-#   mem.r100  ... per namespace holding 100 filter rules (one restore),
-#             less mem.idle's
+#   mem.empty what making the filter table (iptables -S) adds to those
+#             namespaces, per namespace
+#   mem.r100  what the filter table with 100 rules (one restore) adds to
+#             those namespaces idle, per namespace
 #   churn     BENCH_NETNS_CHURN namespaces made, given 10 rules (one
 #             restore) each, then all destroyed: namespaces per second
 #             both ways, and what is left after: BPF programs and maps
 #             (bpftool), the helper's RSS, the module's references and
 #             memory, slab: leaks 0 is the target
-# Memory is MemTotal - MemFree after dropping the caches, over
-# BENCH_NETNS_MEM namespaces, per namespace in KiB.
+# Memory is the sum of /proc/meminfo's parts (netns_used_kb) after
+# dropping the caches, over BENCH_NETNS_MEM namespaces, per namespace in KiB.
 
 NETNS_MEM=${BENCH_NETNS_MEM:-50}
 NETNS_CHURN=${BENCH_NETNS_CHURN:-1000}
 declare -A NSM NSC
 
-# kB of memory in use, caches dropped
+# kB of memory in use, caches dropped: the sum of /proc/meminfo's parts
+# that hold what a namespace, a table, the helper and its BPF objects
+# take (slab, which counts kmalloc's page-sized blocks too; vmalloc, where
+# BPF programs and big maps are; the helper's anonymous memory and the
+# vault's shmem; page tables, kernel stacks, per-CPU memory), once it
+# holds still.  Not MemTotal - MemFree: pages freed sit on per-CPU lists
+# for a while and namespaces destroyed before are freed by cleanup_net()
+# for seconds under TCG, so MemFree moved by up to megabytes across one
+# step (-11 MB seen) while these parts moved by what the step made.
 netns_used_kb() {
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	sleep 0.2
-	awk '/^MemTotal:/ { t = $2 } /^MemFree:/ { f = $2 } END { print t - f }' /proc/meminfo
+	local prev=-1 now i
+	for ((i = 0; i < 20; i++)); do
+		sync
+		echo 3 >/proc/sys/vm/drop_caches
+		now=$(awk '/^(AnonPages|Shmem|Slab|VmallocUsed|PageTables|KernelStack|Percpu):/ { s += $2 }
+			   END { print s }' /proc/meminfo)
+		[ $prev -ge 0 ] && [ $((now - prev)) -lt 16 ] && [ $((prev - now)) -lt 16 ] && break
+		prev=$now
+		sleep 1
+	done
+	echo $now
 }
 
 # netns_rules N: a filter table of N rules, for iptables-legacy-restore
@@ -39,25 +54,49 @@ netns_rules() {
 	echo "COMMIT"
 }
 
-# netns_mem B: NSM[B.idle|empty|r100]: KiB per namespace (B none: idle only)
+# netns_mem B: NSM[B.idle|empty|r100]: KiB per namespace (B none: idle
+# only).  The three are taken on the same namespaces, one after the other
+# (made; their filter tables made; 100 rules restored), each the step's
+# difference: namespaces made and destroyed between them leave caches
+# that do not come back the same (tens of KiB per namespace, which made
+# separate runs of each cell disagree), the same namespaces do not.
 netns_mem() {
-	local b=$1 cell i before after
-	for cell in idle empty r100; do
-		[ $b = none ] && [ $cell != idle ] && continue
-		before=$(netns_used_kb)
-		for ((i = 0; i < NETNS_MEM; i++)); do
-			ip netns add bm$i || fail "ip netns add bm$i"
-			case $cell in
-			empty) ip netns exec bm$i iptables-legacy -S >/dev/null || fail "$b: -S in bm$i" ;;
-			r100) ip netns exec bm$i iptables-legacy-restore <$W/netns-r100.ipt || fail "$b: restore in bm$i" ;;
-			esac
-		done
-		after=$(netns_used_kb)
-		NSM[$b.$cell]=$(awk -v a=$before -v b=$after -v n=$NETNS_MEM 'BEGIN { printf "%.1f", (b - a) / n }')
-		echo "netns mem $b.$cell: $before -> $after kB over $NETNS_MEM namespaces"
-		for ((i = 0; i < NETNS_MEM; i++)); do ip netns del bm$i; done
-		sleep 1	# cleanup_net runs from a work queue
+	local b=$1 i s0 s1 s2 s3
+	s0=$(netns_used_kb)
+	for ((i = 0; i < NETNS_MEM; i++)); do
+		ip netns add bm$i || fail "ip netns add bm$i"
 	done
+	s1=$(netns_used_kb)
+	if [ $b != none ]; then
+		for ((i = 0; i < NETNS_MEM; i++)); do
+			ip netns exec bm$i iptables-legacy -S >/dev/null || fail "$b: -S in bm$i"
+		done
+		s2=$(netns_used_kb)
+		for ((i = 0; i < NETNS_MEM; i++)); do
+			ip netns exec bm$i iptables-legacy-restore <$W/netns-r100.ipt ||
+				fail "$b: restore in bm$i"
+		done
+		s3=$(netns_used_kb)
+		NSM[$b.empty]=$(awk -v a=$s1 -v b=$s2 -v n=$NETNS_MEM 'BEGIN { printf "%.1f", (b - a) / n }')
+		NSM[$b.r100]=$(awk -v a=$s1 -v b=$s3 -v n=$NETNS_MEM 'BEGIN { printf "%.1f", (b - a) / n }')
+	fi
+	NSM[$b.idle]=$(awk -v a=$s0 -v b=$s1 -v n=$NETNS_MEM 'BEGIN { printf "%.1f", (b - a) / n }')
+	echo "netns mem $b: $s0 -> $s1 (made) -> ${s2:--} (filter) -> ${s3:--} (100 rules) kB over $NETNS_MEM namespaces"
+	[ $b != ebpf ] || netns_parts
+	for ((i = 0; i < NETNS_MEM; i++)); do ip netns del bm$i; done
+	sleep 1	# cleanup_net runs from a work queue
+}
+
+# Where ebpfilter's memory is, with the namespaces of netns_mem holding
+# 100 rules: /proc/meminfo's parts and the helper's (for bench/README.md)
+NETNS_PARTS=
+netns_parts() {
+	local pid
+	pid=$(helper_pids)
+	NETNS_PARTS="$(awk '/^(AnonPages|Shmem|Slab|VmallocUsed|PageTables):/ { printf "%s %s ", $1, $2 }' /proc/meminfo)"
+	NETNS_PARTS+="helper $(awk '/^(RssAnon|RssShmem):/ { printf "%s %s ", $1, $2 }' /proc/$pid/status 2>/dev/null)"
+	NETNS_PARTS+="BPF programs $(bpf_count prog ebpf_ || echo ?), maps $(bpf_count map . || echo ?)"
+	echo "netns parts: $NETNS_PARTS"
 }
 
 netns_leaks() {	# what ebpfilter holds now: progs maps rss_kb module_refs slab_kb
@@ -120,10 +159,11 @@ netns_measure() {
 netns_table() {
 	local b c
 	say ""
-	say "(netns) memory per network namespace, KiB (MemTotal - MemFree, caches dropped,"
+	say "(netns) memory per network namespace, KiB (/proc/meminfo: slab, vmalloc, anon, shmem,"
+	say "page tables, stacks, per-CPU; caches dropped;"
 	say "over $NETNS_MEM namespaces): idle: made, never used iptables (less the same with"
 	say "neither loaded: ${NSM[none.idle]:--} KiB); empty: its filter table made; r100: 100"
-	say "filter rules (the last two less idle)"
+	say "filter rules (the last two: over the same namespaces idle)"
 	say "$(printf '%-6s %10s %10s %9s' cell ip_tables ebpfilter ebpf/ipt)"
 	for c in idle empty r100; do
 		local i e
@@ -131,11 +171,12 @@ netns_table() {
 			i=$(awk -v a="${NSM[ipt.idle]:-}" -v n="${NSM[none.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
 			e=$(awk -v a="${NSM[ebpf.idle]:-}" -v n="${NSM[none.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
 		else
-			i=$(awk -v a="${NSM[ipt.$c]:-}" -v n="${NSM[ipt.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
-			e=$(awk -v a="${NSM[ebpf.$c]:-}" -v n="${NSM[ebpf.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
+			i=${NSM[ipt.$c]:-}
+			e=${NSM[ebpf.$c]:-}
 		fi
 		say "$(printf '%-6s %10s %10s %9s' $c "$i" "$e" "$(ratio "$e" "$i")")"
 	done
+	say "ebpfilter with the $NETNS_MEM namespaces of 100 rules, whole guest, kB: $NETNS_PARTS"
 	say ""
 	say "(netns) churn: $NETNS_CHURN namespaces made and given 10 rules each (ip netns add;"
 	say "iptables-legacy-restore), then destroyed; namespaces per second"
@@ -147,8 +188,8 @@ netns_table() {
 	say "  ${NSC[ebpf.start]:--} -> ${NSC[ebpf.first]:--} -> ${NSC[ebpf.after]:--}"
 	say "targets (issue 17): idle costs nothing; r100 <= 2x ip_tables; churn leaves 0 programs"
 	say "and maps, the same RSS and references: $(
-		e=$(awk -v a="${NSM[ebpf.r100]:-}" -v n="${NSM[ebpf.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
-		i=$(awk -v a="${NSM[ipt.r100]:-}" -v n="${NSM[ipt.idle]:-}" 'BEGIN { printf "%.1f", a - n }')
+		e=${NSM[ebpf.r100]:-}
+		i=${NSM[ipt.r100]:-}
 		echo "r100 $(ratio "$e" "$i") -> $(verdict "$(ratio "$e" "$i")" "<=" 2)")"
 	say "raw: $(for k in $(printf '%s\n' "${!NSM[@]}" | sort); do printf '%s=%s ' $k "${NSM[$k]}"; done)"
 }

@@ -30,6 +30,7 @@
 #include <linux/netfilter/x_tables.h>
 #include <linux/slab.h>
 #include <linux/uaccess.h>
+#include <linux/vmalloc.h>
 #include <net/net_namespace.h>
 #include <net/netfilter/nf_nat.h>
 
@@ -38,6 +39,23 @@
 
 EBPF_IMPORT_BPF_NS();
 
+
+/*
+ * The entries' copy.  kvmalloc() takes a block of a power of two pages
+ * for anything up to what kmalloc() gives (a 21 KB table of 100 rules:
+ * 32 KiB, as ip_tables' xt_alloc_table_info()); vmalloc() takes the pages
+ * the size needs.  Where kmalloc() would leave a page or more unused,
+ * vmalloc() it is: every network namespace's tables have one such copy
+ * (issue 17's memory per namespace).  kvfree() frees either.
+ */
+static void *entries_alloc(unsigned int size)
+{
+	size_t block = PAGE_SIZE << get_order(size);
+
+	if (size > PAGE_SIZE && block - PAGE_ALIGN(size) >= PAGE_SIZE)
+		return vmalloc(size);
+	return kvmalloc(size, GFP_KERNEL);
+}
 
 static void table_free(struct ebpf_xt_table *t, bool checked)
 {
@@ -289,7 +307,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	t->size = req->entries_size;
 	t->number = req->num_entries;
 	t->valid_hooks = req->valid_hooks;
-	t->entries = kvmalloc(t->size, GFP_KERNEL);
+	t->entries = entries_alloc(t->size);
 	if (!t->entries)
 		goto out;
 	ret = -EFAULT;

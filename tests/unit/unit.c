@@ -202,6 +202,7 @@ static const struct {
 	T(backend_refuses),
 	T(add_counters),
 	T(snapshot_roundtrip),
+	T(lent_entries),
 	T(restore_parked_counters),
 	T(snapshot_untrusted),
 	T(big_table),

@@ -92,6 +92,7 @@ void test_replace_counters_and_eagain(void);
 void test_backend_refuses(void);
 void test_add_counters(void);
 void test_snapshot_roundtrip(void);
+void test_lent_entries(void);
 void test_restore_parked_counters(void);
 void test_snapshot_untrusted(void);
 void test_big_table(void);

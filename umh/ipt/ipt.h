@@ -81,6 +81,27 @@ int ipt_state_save_header(uint32_t num_tables, struct buf *out);
 int ipt_state_save_table(const struct ipt_stored_table *t, struct buf *out);
 int ipt_state_for_each_table(int (*fn)(const struct ipt_stored_table *t,
 				       void *arg), void *arg);
+/*
+ * Lending: a committed table's entries are the same bytes as its record
+ * in the tables part the vault keeps (ipt_state_save_table()); the
+ * helper then serves them from there instead of keeping a copy of its
+ * own.  @rec_of(@k, @len, @arg) gives the k-th table's record
+ * (ipt_state_for_each_table()'s order) and its length, NULL for none;
+ * a table whose record it is (its header says so, and with @verify its
+ * entries compare equal) lends its entries from it.  The record must stay
+ * where it is, unchanged, as long as the table's blob is the one in it:
+ * the store frees a record only when no kept state holds it, and the
+ * latest state holds every committed table's.  ipt_state_own_tables()
+ * copies lent entries back (before the records move: a store adopted
+ * from a previous helper); 0 or -ENOMEM.
+ */
+void ipt_state_lend_tables(const unsigned char *(*rec_of)(size_t k, size_t *len,
+							 void *arg),
+			   void *arg, bool verify);
+int ipt_state_own_tables(void);
+/* Is @rec (@len bytes) the record @t's entries are lent from? */
+bool ipt_state_lends_from(const struct ipt_stored_table *t,
+			  const unsigned char *rec, size_t len);
 /* Replace the tables with a snapshot from ipt_state_save(); 0 or -errno. */
 int ipt_state_restore(const void *data, size_t len);
 /* Changes with every commit of a table: whether a saved tables part is

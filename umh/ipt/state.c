@@ -32,6 +32,7 @@
 #include "ipt/backend.h"
 #include "ipt/ipt.h"
 #include "ipt/table.h"
+#include "lib/bigmem.h"
 #include "lib/log.h"
 
 #define SNAP_MAGIC	0x53545049u	/* "IPTS" on little endian */
@@ -101,6 +102,85 @@ int ipt_state_for_each_table(int (*fn)(const struct ipt_stored_table *t,
 		for (i = 0; !err && (t = ipt_ns_table_at(ns, i)); i++)
 			err = fn(t, arg);
 	return err;
+}
+
+/* Does @rec's header describe @t's committed blob? */
+static bool record_is_table(const struct ipt_stored_table *t,
+			    const unsigned char *rec, size_t len)
+{
+	struct snap_table st;
+
+	if (len < sizeof(st))
+		return false;
+	memcpy(&st, rec, sizeof(st));
+	return len - sizeof(st) == t->blob.size && st.netns == t->netns &&
+	       st.family == t->family->nfproto &&
+	       !strncmp(st.name, t->name, sizeof(st.name)) &&
+	       st.valid_hooks == t->valid_hooks &&
+	       st.num_entries == t->blob.num_entries &&
+	       !memcmp(st.hook_entry, t->blob.hook_entry, sizeof(st.hook_entry)) &&
+	       !memcmp(st.underflow, t->blob.underflow, sizeof(st.underflow));
+}
+
+bool ipt_state_lends_from(const struct ipt_stored_table *t,
+			  const unsigned char *rec, size_t len)
+{
+	return t->blob.lent && len >= sizeof(struct snap_table) &&
+	       t->blob.entries == rec + sizeof(struct snap_table) &&
+	       record_is_table(t, rec, len);
+}
+
+void ipt_state_lend_tables(const unsigned char *(*rec_of)(size_t k, size_t *len,
+							 void *arg),
+			   void *arg, bool verify)
+{
+	struct ipt_stored_table *t;
+	struct ipt_ns *ns;
+	unsigned int i;
+	size_t k = 0, n, j;
+
+	for (j = 0; (ns = ipt_ns_at(j)); j++) {
+		for (i = 0; (t = ipt_ns_table_at(ns, i)); i++, k++) {
+			const unsigned char *rec = rec_of(k, &n, arg);
+			unsigned char *at;
+
+			if (!rec || !t->blob.entries || !t->committed ||
+			    ipt_state_lends_from(t, rec, n) ||
+			    !record_is_table(t, rec, n))
+				continue;
+			at = (unsigned char *)rec + sizeof(struct snap_table);
+			if (verify && memcmp(at, t->blob.entries, t->blob.size))
+				continue;
+			ipt_blob_free_entries(&t->blob);
+			/* read only from here on: the record is the vault's */
+			t->blob.entries = at;
+			t->blob.lent = true;
+		}
+	}
+}
+
+int ipt_state_own_tables(void)
+{
+	struct ipt_stored_table *t;
+	struct ipt_ns *ns;
+	unsigned int i;
+	size_t j;
+
+	for (j = 0; (ns = ipt_ns_at(j)); j++) {
+		for (i = 0; (t = ipt_ns_table_at(ns, i)); i++) {
+			unsigned char *p;
+
+			if (!t->blob.lent)
+				continue;
+			p = bigmem_alloc(t->blob.size ? t->blob.size : 1);
+			if (!p)
+				return -ENOMEM;
+			memcpy(p, t->blob.entries, t->blob.size);
+			t->blob.entries = p;
+			t->blob.lent = false;
+		}
+	}
+	return 0;
 }
 
 struct save_tables {

@@ -532,6 +532,7 @@ static int commit_pending(struct ipt_stored_table *t)
 		return 0;
 	/* Commit a copy: ipt_table_commit() takes ownership on success. */
 	b = t->blob;
+	b.lent = false;
 	b.entries = bigmem_alloc(b.size);	/* as ipt_translate()'s */
 	if (!b.entries)
 		return -ENOMEM;

@@ -47,6 +47,10 @@
  * @hook_entry, @underflow: per hook; 0xFFFFFFFF for hooks not in the table
  * @stacksize:   number of ERROR entries (user chains + the tail), what
  *               ip_tables sizes its jump stack with
+ * @lent:        @entries are not our copy but the table's saved record in
+ *               the vault (ipt_state_lend_tables()), read only: a
+ *               committed table's entries are kept once in the helper,
+ *               not twice (issue 17's memory per namespace)
  */
 struct ipt_blob {
 	unsigned char *entries;
@@ -55,6 +59,7 @@ struct ipt_blob {
 	unsigned int hook_entry[NF_INET_NUMHOOKS];
 	unsigned int underflow[NF_INET_NUMHOOKS];
 	unsigned int stacksize;
+	bool lent;
 };
 
 /*
@@ -74,6 +79,8 @@ int ipt_translate_family(const struct ipt_family *f,
 			 const struct ipt_replace *repl, const void *entries,
 			 struct ipt_blob *out);
 void ipt_blob_free(struct ipt_blob *b);
+/* Only @b's entries (our copy; nothing for lent ones): @b->entries NULL. */
+void ipt_blob_free_entries(struct ipt_blob *b);
 
 /*
  * Bounded comparison of an extension name field with @name: the field is

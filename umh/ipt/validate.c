@@ -325,9 +325,17 @@ next_hook:	;
 	return true;
 }
 
+void ipt_blob_free_entries(struct ipt_blob *b)
+{
+	if (!b->lent)
+		bigmem_free(b->entries);
+	b->entries = NULL;
+	b->lent = false;
+}
+
 void ipt_blob_free(struct ipt_blob *b)
 {
-	bigmem_free(b->entries);
+	ipt_blob_free_entries(b);
 	memset(b, 0, sizeof(*b));
 }
 

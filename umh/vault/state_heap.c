@@ -16,6 +16,13 @@
  * whole pages are punched out of the file, so what the vault no longer
  * holds costs no memory.  The file grows by doubling (sparse: only
  * written pages cost) and shrinks when its last records go.
+ *
+ * The mapping never moves: it lies at the start of an address range
+ * reserved once for the largest file the vault can describe (its lengths
+ * are 32-bit), and grows in place.  So a record's address stays good as
+ * long as the record is kept, and the helper serves a committed table's
+ * entries from its record instead of a copy of its own
+ * (ipt_state_lend_tables()).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -31,6 +38,8 @@
 #define HEAP_ALIGN	8
 #define HEAP_PAGE	4096u
 #define HEAP_MIN_FILE	(64u * 1024)
+/* heap_end() beyond UINT32_MAX is refused (state_store.c) */
+#define HEAP_RESERVE	((size_t)1 << 32)
 
 struct span {
 	uint64_t off, len;
@@ -38,7 +47,7 @@ struct span {
 
 static struct {
 	int fd;
-	unsigned char *map;
+	unsigned char *map;	/* HEAP_RESERVE bytes reserved, never moved */
 	size_t map_len;		/* the file's size, all of it mapped */
 	uint64_t end;		/* no record lies at or above */
 	struct span *free;	/* below @end, sorted, none adjacent */
@@ -83,26 +92,54 @@ const unsigned char *heap_at(const struct heap_rec *r)
 	return H.map + r->off;
 }
 
+/* The address range the file is mapped at, reserved (no memory). */
+static int reserve(void)
+{
+	void *p;
+
+	if (H.map)
+		return 0;
+	p = mmap(NULL, HEAP_RESERVE, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	H.map = p;
+	return 0;
+}
+
+/* @fd's bytes [@from, @to) mapped at their place in the range. */
+static int map_range(int fd, size_t from, size_t to)
+{
+	void *p;
+
+	if (from >= to)
+		return 0;
+	p = mmap(H.map + from, to - from, PROT_READ | PROT_WRITE,
+		 MAP_SHARED | MAP_FIXED, fd, (off_t)from);
+	return p == MAP_FAILED ? -errno : 0;
+}
+
 /* The file and its mapping at least @len bytes long. */
 static int grow_to(uint64_t len)
 {
 	size_t want = H.map_len ? H.map_len : HEAP_MIN_FILE;
-	void *p;
+	int r;
 
 	if (len <= H.map_len)
 		return 0;
 	while (want < len) {
-		if (want > SIZE_MAX / 2)
+		if (want > HEAP_RESERVE / 2)
 			return -ENOMEM;
 		want *= 2;
 	}
+	r = reserve();
+	if (r)
+		return r;
 	if (ftruncate(H.fd, (off_t)want))
 		return -errno;
-	p = H.map ? mremap(H.map, H.map_len, want, MREMAP_MAYMOVE) :
-		    mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, H.fd, 0);
-	if (p == MAP_FAILED)
-		return -errno;
-	H.map = p;
+	r = map_range(H.fd, H.map_len, want);
+	if (r)
+		return r;
 	H.map_len = want;
 	return 0;
 }
@@ -197,11 +234,12 @@ int heap_adopt(int fd, const struct heap_rec *live, size_t n)
 	uint64_t at = 0;
 	struct stat st;
 	size_t i;
-	void *map = NULL;
 	int r = 0;
 
 	if (fstat(fd, &st))
 		return -errno;
+	if ((uint64_t)st.st_size > HEAP_RESERVE)
+		return -EINVAL;
 	if (n) {
 		v = malloc(n * sizeof(*v));
 		if (!v)
@@ -217,21 +255,21 @@ int heap_adopt(int fd, const struct heap_rec *live, size_t n)
 			r = -EINVAL;
 		at = v[i].off + round_up(v[i].len ? v[i].len : 1, HEAP_ALIGN);
 	}
-	if (!r && st.st_size) {
-		map = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE,
-			   MAP_SHARED, fd, 0);
-		if (map == MAP_FAILED)
-			r = -errno;
-	}
+	if (!r)
+		r = reserve();
+	/* over the previous heap's pages, if any (the vault's to close) */
+	if (!r)
+		r = map_range(fd, 0, (size_t)st.st_size);
+	if (!r && H.map_len > (size_t)st.st_size &&
+	    mmap(H.map + st.st_size, H.map_len - (size_t)st.st_size, PROT_NONE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		 -1, 0) == MAP_FAILED)
+		r = -errno;
 	if (r) {
 		free(v);
 		return r;
 	}
-	/* the previous heap, if any, is the vault's to close */
-	if (H.map)
-		munmap(H.map, H.map_len);
 	H.fd = fd;
-	H.map = map;
 	H.map_len = (size_t)st.st_size;
 	H.nfree = 0;
 	H.end = 0;

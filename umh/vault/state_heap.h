@@ -33,7 +33,9 @@ void heap_free(const struct heap_rec *r);
  * Take @fd (the tables part of the states a previous helper left) as the
  * heap, with @live[0..n) the records those states hold and everything
  * else free; 0 or -errno (-EINVAL: records outside the file or
- * overlapping).  The fd stays the vault's.
+ * overlapping).  The fd stays the vault's.  It is mapped where the
+ * previous heap was: nothing may point into that one any more
+ * (ipt_state_own_tables()).
  */
 int heap_adopt(int fd, const struct heap_rec *live, size_t n);
 

@@ -226,12 +226,19 @@ static int put_table(const struct ipt_stored_table *t, void *arg)
 	size_t j, stop = w->cursor + VAULT_TABLES + 1;
 	int r;
 
+	if (vec_reserve(&w->out->v, &w->out->cap, w->out->n + 1))
+		return -ENOMEM;
+	/* a table served from its record is that record, unchanged */
+	for (j = w->cursor; j < prev->n && j < stop; j++) {
+		if (ipt_state_lends_from(t, heap_at(&prev->v[j]), prev->v[j].len)) {
+			w->cursor = j + 1;
+			return rec_push(w->out, &prev->v[j]);
+		}
+	}
 	buf_reset(&w->rec);
 	r = ipt_state_save_table(t, &w->rec);
 	if (!r && w->rec.len > UINT32_MAX)
 		r = -E2BIG;
-	if (!r && vec_reserve(&w->out->v, &w->out->cap, w->out->n + 1))
-		r = -ENOMEM;
 	if (r)
 		return r;
 	for (j = w->cursor; j < prev->n && j < stop; j++) {
@@ -322,6 +329,16 @@ static void settle(struct rec_list *s, bool only, bool kept_ok)
 		free(old[0].v);
 }
 
+/* The k-th table's record in the latest kept state (ipt_state_lend_tables()) */
+static const unsigned char *latest_record(size_t k, size_t *len, void *arg)
+{
+	(void)arg;
+	if (k >= kept[0].n)
+		return NULL;
+	*len = kept[0].v[k].len;
+	return heap_at(&kept[0].v[k]);
+}
+
 /* The new state's records: the latest's if no table changed since. */
 static int state_records(bool same_tables, struct rec_list *s)
 {
@@ -380,8 +397,11 @@ static int store(uint32_t id, bool only)
 		add_spares(released);
 	}
 	settle(&s, only, !r);
-	if (!r)
+	if (!r) {
 		saved_generation = ipt_tables_generation();
+		/* the records were written from the tables: no need to compare */
+		ipt_state_lend_tables(latest_record, NULL, false);
+	}
 	last_saved = !r;
 	return r;
 }
@@ -487,6 +507,9 @@ static int adopt_state(const struct vault_state *st, struct buf *snap)
 	}
 	if (!r && !mine)
 		r = -ENOENT;
+	/* the heap is mapped anew where the old one was */
+	if (!r)
+		r = ipt_state_own_tables();
 	if (!r)
 		r = heap_adopt(st->fd[0], all.v, all.n);
 	if (!r)
@@ -552,5 +575,7 @@ int state_restore(uint32_t id)
 	if (r)
 		log_warn("iptables: the restored state could not be kept (%s)\n",
 			 strerror(-r));
+	else	/* the tables were made from a snapshot: compare */
+		ipt_state_lend_tables(latest_record, NULL, true);
 	return 0;
 }
