@@ -20,9 +20,9 @@
  * tcp/udp rule has a second entry, keyed with l4state 2 and ports 0 (what a
  * hotdrop packet's key holds), valued with the hotdrop flag: it competes
  * for "first" like the rule itself.
- * IPv6 (ip6_packet_match()): the addresses are compared as two masked
- * 8-byte words (ipv6_masked_addr_cmp()), which is what a key of those
- * words under the rule's prefix tests; "-p" is in ip.proto only with
+ * IPv6 (ip6_packet_match()): the addresses are compared as two 8-byte
+ * words, ((addr ^ rule) & mask) == 0 (ipv6_masked_addr_cmp()), which is
+ * addr & mask == rule & mask: a key of those words, both sides masked; "-p" is in ip.proto only with
  * IP6T_F_PROTO (ir.c) and pi.proto is ipv6_find_hdr()'s answer, the
  * packets whose search fails never reaching the rules (prologue_ip6.c),
  * so CLS_PL4 and its hotdrop twin mean what they mean for IPv4.
@@ -138,15 +138,13 @@ static uint64_t addr6_word(const uint8_t *a, int w)
 	return ir_name_word((const char *)a, w);
 }
 
-/* Is @m a prefix (ones, then zeros), and @a without bits outside it? */
-static bool addr6_prefix_ok(const uint8_t *a, const uint8_t *m)
+/* Is @m a prefix (ones, then zeros)? */
+static bool addr6_prefix_ok(const uint8_t *m)
 {
 	bool zeros = false;
 	int i;
 
 	for (i = 0; i < 16; i++) {
-		if (a[i] & ~m[i])
-			return false;	/* never matches: linear code */
 		if (zeros && m[i])
 			return false;
 		if (m[i] != 0xff) {
@@ -164,14 +162,17 @@ static bool addr6_prefix_ok(const uint8_t *a, const uint8_t *m)
  * prefix reaches (ipv6_masked_addr_cmp() compares the two halves masked),
  * so "/64" is one word and "/128" two; a prefix's mask is its layout.
  * Masks that are not prefixes leave the rule to linear code (false), as
- * ip6tables only writes prefixes.
+ * ip6tables only writes prefixes.  Unlike ip_packet_match(), the compare
+ * is (addr ^ rule) & mask: bits of the rule's address outside its mask
+ * are ignored, not a rule that never matches, and its key is the address
+ * masked (rule_key()).
  */
 static bool add_addr6(struct cls_group *g, enum cls_field first,
-		      const uint8_t *a, const uint8_t *m)
+		      const uint8_t *m)
 {
 	int w;
 
-	if (!addr6_prefix_ok(a, m))
+	if (!addr6_prefix_ok(m))
 		return false;
 	for (w = 0; w < 2; w++)
 		if (addr6_word(m, w))
@@ -206,8 +207,8 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 	add_name(g, CLS_IN0, ip->iniface, ip->iniface_mask);
 	add_name(g, CLS_OUT0, ip->outiface, ip->outiface_mask);
 	if (r->ip6) {	/* ip.src and ip.dst are 0: ir_ip6 has them */
-		if (!add_addr6(g, CLS_SRC6_0, r->ip6->src, r->ip6->smsk) ||
-		    !add_addr6(g, CLS_DST6_0, r->ip6->dst, r->ip6->dmsk))
+		if (!add_addr6(g, CLS_SRC6_0, r->ip6->smsk) ||
+		    !add_addr6(g, CLS_DST6_0, r->ip6->dmsk))
 			return false;
 	}
 	if (ip->smsk.s_addr)
