@@ -64,6 +64,29 @@ assert_eq 1 "$(pkts 2)" "icmpv6 rule's packets"
 if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
 	fail "a hook was not compiled"
 fi
+
+# a classified run (cgen/classify.c): 16 rules of one layout (-d /128, -p
+# udp, --dport) are one hash lookup; the packet to port 1010 gets rule 11's
+# verdict and counter (the first of two with that key: rule 15 repeats
+# it), one to port 1100 none of them
+$IPT6 -F OUTPUT
+for p in $(seq 1000 1013) 1010 1020; do
+	$IPT6 -A OUTPUT -o lo -d ::1/128 -p udp --dport "$p" -j DROP ||
+		fail "ip6tables -A udp $p"
+done
+n=$(bpf_count map 'name ebpf_cls') || exit 1
+[ "$n" -ge 1 ] || fail "no classifier map for the 16 udp rules"
+if (echo x > /dev/udp/::1/1010) 2>/dev/null; then
+	fail "UDP to ::1 port 1010 was sent"
+fi
+(echo x > /dev/udp/::1/1100) 2>/dev/null || fail "UDP to ::1 port 1100 dropped"
+assert_eq 1 "$(pkts 11)" "port 1010's first rule's packets"
+assert_eq 1 "$($IPT6 -L OUTPUT -v -x -n | awk 'NR > 2 { s += $1 } END { print s + 0 }')" \
+	"packets counted by the 16 rules"
+note "classified run: $n map(s), port 1010 counted on rule 11 only"
+if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
+	fail "a hook was not compiled"
+fi
 $IPT6 -F OUTPUT
 rmmod ebpfilter || fail rmmod
 note "ok"
