@@ -9,6 +9,8 @@
 # rules' verdicts (an ICMPv6 echo request and a UDP datagram to ::1
 # dropped, a TCP SYN accepted) and the counters are the program's; dmesg
 # says no hook was left uncompiled and no program returned a bad verdict.
+# Then 16 rules of one layout, a classified run: a classifier map, and a
+# packet counted on the first rule with its key only.
 # IP6_COMPILED_PARAMS overrides the module parameters (the check that the
 # test fails with ipv6_bpf off: "ipv6=1").
 # run-all-cost: 20
