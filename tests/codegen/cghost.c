@@ -178,6 +178,7 @@ out:
 #include "cghost_more.h"
 #include "cghost_kmod.h"
 #include "cghost_ip6.h"
+#include "cghost_ip6_cls.h"
 
 int main(int argc, char **argv)
 {
@@ -207,6 +208,8 @@ int main(int argc, char **argv)
 		kernel_walk_cases(f);
 		kernel_random_diff(f, 200, 100);
 		ip6_cases(f);
+		ip6_classify_cases(f);
+		ip6_classify_diff(f, 60, 200);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

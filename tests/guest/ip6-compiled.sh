@@ -9,6 +9,8 @@
 # rules' verdicts (an ICMPv6 echo request and a UDP datagram to ::1
 # dropped, a TCP SYN accepted) and the counters are the program's; dmesg
 # says no hook was left uncompiled and no program returned a bad verdict.
+# Then 16 rules of one layout, a classified run: a classifier map, and a
+# packet counted on the first rule with its key only.
 # IP6_COMPILED_PARAMS overrides the module parameters (the check that the
 # test fails with ipv6_bpf off: "ipv6=1").
 # run-all-cost: 20
@@ -61,6 +63,29 @@ note "program runs: $before -> $after"
 assert_eq 1 "$(pkts 1)" "udp rule's packets"
 assert_eq 1 "$(pkts 2)" "icmpv6 rule's packets"
 [ "$(pkts 3)" -ge 1 ] || fail "tcp rule counted $(pkts 3)"
+if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
+	fail "a hook was not compiled"
+fi
+
+# a classified run (cgen/classify.c): 16 rules of one layout (-d /128, -p
+# udp, --dport) are one hash lookup; the packet to port 1010 gets rule 11's
+# verdict and counter (the first of two with that key: rule 15 repeats
+# it), one to port 1100 none of them
+$IPT6 -F OUTPUT
+for p in $(seq 1000 1013) 1010 1020; do
+	$IPT6 -A OUTPUT -o lo -d ::1/128 -p udp --dport "$p" -j DROP ||
+		fail "ip6tables -A udp $p"
+done
+n=$(bpf_count map 'name ebpf_cls') || exit 1
+[ "$n" -ge 1 ] || fail "no classifier map for the 16 udp rules"
+if (echo x > /dev/udp/::1/1010) 2>/dev/null; then
+	fail "UDP to ::1 port 1010 was sent"
+fi
+(echo x > /dev/udp/::1/1100) 2>/dev/null || fail "UDP to ::1 port 1100 dropped"
+assert_eq 1 "$(pkts 11)" "port 1010's first rule's packets"
+assert_eq 1 "$($IPT6 -L OUTPUT -v -x -n | awk 'NR > 2 { s += $1 } END { print s + 0 }')" \
+	"packets counted by the 16 rules"
+note "classified run: $n map(s), port 1010 counted on rule 11 only"
 if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
 	fail "a hook was not compiled"
 fi

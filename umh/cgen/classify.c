@@ -20,6 +20,12 @@
  * tcp/udp rule has a second entry, keyed with l4state 2 and ports 0 (what a
  * hotdrop packet's key holds), valued with the hotdrop flag: it competes
  * for "first" like the rule itself.
+ * IPv6 (ip6_packet_match()): the addresses are compared as two 8-byte
+ * words, ((addr ^ rule) & mask) == 0 (ipv6_masked_addr_cmp()), which is
+ * addr & mask == rule & mask: a key of those words, both sides masked; "-p" is in ip.proto only with
+ * IP6T_F_PROTO (ir.c) and pi.proto is ipv6_find_hdr()'s answer, the
+ * packets whose search fails never reaching the rules (prologue_ip6.c),
+ * so CLS_PL4 and its hotdrop twin mean what they mean for IPv4.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -31,8 +37,6 @@
 #include "cgen/classify.h"
 #include "ext/ext.h"
 #include "lib/bigmem.h"
-
-#define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 
 /* word @w of an interface name under its rule's mask */
 static uint64_t masked_name_word(const char *name, const unsigned char *mask,
@@ -128,6 +132,54 @@ static void add_name(struct cls_group *g, enum cls_field first,
 	}
 }
 
+/* word @w (0, 1) of a 16-byte address or mask, as the program loads it */
+static uint64_t addr6_word(const uint8_t *a, int w)
+{
+	return ir_name_word((const char *)a, w);
+}
+
+/* Is @m a prefix (ones, then zeros)? */
+static bool addr6_prefix_ok(const uint8_t *m)
+{
+	bool zeros = false;
+	int i;
+
+	for (i = 0; i < 16; i++) {
+		if (zeros && m[i])
+			return false;
+		if (m[i] != 0xff) {
+			/* 0xff << n within the byte, or not a prefix */
+			if ((uint8_t)(m[i] | (m[i] - 1)) != 0xff && m[i])
+				return false;
+			zeros = true;
+		}
+	}
+	return true;
+}
+
+/*
+ * The key words of an IPv6 address under a prefix: each 8-byte half the
+ * prefix reaches (ipv6_masked_addr_cmp() compares the two halves masked),
+ * so "/64" is one word and "/128" two; a prefix's mask is its layout.
+ * Masks that are not prefixes leave the rule to linear code (false), as
+ * ip6tables only writes prefixes.  Unlike ip_packet_match(), the compare
+ * is (addr ^ rule) & mask: bits of the rule's address outside its mask
+ * are ignored, not a rule that never matches, and its key is the address
+ * masked (rule_key()).
+ */
+static bool add_addr6(struct cls_group *g, enum cls_field first,
+		      const uint8_t *m)
+{
+	int w;
+
+	if (!addr6_prefix_ok(m))
+		return false;
+	for (w = 0; w < 2; w++)
+		if (addr6_word(m, w))
+			add_word(g, first + w, 8, addr6_word(m, w));
+	return true;
+}
+
 /* @r's group (its key layout); false if @r cannot be classified */
 static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 {
@@ -154,6 +206,11 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 		return false;
 	add_name(g, CLS_IN0, ip->iniface, ip->iniface_mask);
 	add_name(g, CLS_OUT0, ip->outiface, ip->outiface_mask);
+	if (r->ip6) {	/* ip.src and ip.dst are 0: ir_ip6 has them */
+		if (!add_addr6(g, CLS_SRC6_0, r->ip6->smsk) ||
+		    !add_addr6(g, CLS_DST6_0, r->ip6->dmsk))
+			return false;
+	}
 	if (ip->smsk.s_addr)
 		add_word(g, CLS_SADDR, 4, ip->smsk.s_addr);
 	if (ip->dmsk.s_addr)
@@ -164,7 +221,7 @@ static bool rule_group(const struct ir_rule *r, struct cls_group *g)
 		add_word(g, CLS_PL4, 4, 0xff);
 	if (l4 && ports_mask(l4))
 		add_word(g, CLS_PORTS, 4, ports_mask(l4));
-	return g->nwords > 0;
+	return g->nwords > 0 && g->key_size <= CLS_KEY_MAX;
 }
 
 bool cls_rule_ok(const struct ir_rule *r)
@@ -343,6 +400,14 @@ static void rule_key(const struct ir_rule *r, const struct cls_group *g,
 			if (!hotdrop)
 				v = (uint32_t)l4->tu.spts[0] << 16 |
 				    l4->tu.dpts[0];
+			break;
+		case CLS_SRC6_0:
+		case CLS_SRC6_1:
+			v = addr6_word(r->ip6->src, w->field - CLS_SRC6_0);
+			break;
+		case CLS_DST6_0:
+		case CLS_DST6_1:
+			v = addr6_word(r->ip6->dst, w->field - CLS_DST6_0);
 			break;
 		}
 		v &= w->mask;

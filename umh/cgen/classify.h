@@ -8,7 +8,8 @@
  * whose conditions are all compiled: a target without an emitter, or a
  * jump into a chain the kernel walks, such as kube-proxy's per-service
  * jumps), and testing only fields a hash key can hold: addresses and
- * interface names under a mask, the protocol, exact tcp/udp ports.  Rules
+ * interface names under a mask, the protocol, exact tcp/udp ports (IPv6:
+ * the 128-bit addresses under prefixes, as two 8-byte words each).  Rules
  * testing the same fields under the same masks form a "group"; a group is
  * one hash map from the masked field values to the first rule (in blob
  * order) with those values.  A packet's first matching rule in the run is
@@ -26,6 +27,10 @@
 
 #define CLS_MAX_GROUPS	16	/* lookups per packet at most */
 #define CLS_MIN_RUN	8	/* shorter runs stay linear code */
+/* a group's key at most: what fits at PI_KEY (cgen/abi.h); an IPv4 key
+ * (four name words, two addresses, pl4, ports) always does, an IPv6 rule
+ * whose key would not stays linear code */
+#define CLS_KEY_MAX	(8 * 4 + 4 * 4)
 
 /* The packet fields a key word is taken from (runs_classified.c maps them
  * to pi). */
@@ -35,6 +40,8 @@ enum cls_field {
 	CLS_SADDR, CLS_DADDR,	/* u32 as in the header */
 	CLS_PL4,		/* proto | l4state << 8 (below) */
 	CLS_PORTS,		/* sport << 16 | dport, 0 unless l4state 1 */
+	CLS_SRC6_0, CLS_SRC6_1,	/* IPv6 source, bytes 0-7, 8-15 as in the header */
+	CLS_DST6_0, CLS_DST6_1,	/* IPv6 destination */
 };
 
 /*
@@ -68,7 +75,7 @@ struct cls_word {
 
 struct cls_group {
 	unsigned int nwords;
-	struct cls_word w[8];	/* key = the masked words, in this order */
+	struct cls_word w[10];	/* key = the masked words, in this order */
 	unsigned int key_size;
 	unsigned int nrules;
 	int map;		/* index in the program's maps */

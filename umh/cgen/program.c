@@ -228,10 +228,7 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 		NF_INET_LOCAL_IN, NF_INET_FORWARD, NF_INET_LOCAL_OUT,
 		NF_INET_PRE_ROUTING, NF_INET_POST_ROUTING };
 	unsigned int h, entry, under;
-	/* IPv6: linear code only (the classifier's keys are IPv4's) */
-	struct cg_opts o6 = { .mech = o->mech, .hook = o->hook, .k = o->k,
-			      .no_classify = true };
-	struct cg c = { .p = out, .ir = ir, .o = ir->ipv6 ? &o6 : o,
+	struct cg c = { .p = out, .ir = ir, .o = o,
 			.fl = cg_flavor(o->mech), .err = err,
 			.err_len = err_len, .walk_all = -1 };
 	int drop_exit, pass_exit, ret_label, walk_label = -1, r;

@@ -48,7 +48,9 @@ static void prologue_kmod(struct cg *c, int drop_exit, int pass_exit CG_UNUSED)
 	if (c->ir->ipv6) {
 		skb_ip6_headers(c);
 		compute_flags(c);
-		return;	/* no classified runs, no conntrack matches yet */
+		if (c->needs.cls)
+			compute_cls_fields(c);
+		return;	/* no conntrack matches yet */
 	}
 	EM(c, BPF_MOV64_IMM(R8, 0));	/* no link layer header */
 	skb_load_iphdr(c, drop_exit, true);

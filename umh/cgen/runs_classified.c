@@ -27,6 +27,14 @@ static int cls_slot(enum cls_field f)
 		return PI_DADDR;
 	case CLS_PL4:
 		return PI_PL4;
+	case CLS_SRC6_0:
+		return PI6_SADDR;
+	case CLS_SRC6_1:
+		return PI6_SADDR + 8;
+	case CLS_DST6_0:
+		return PI6_DADDR;
+	case CLS_DST6_1:
+		return PI6_DADDR + 8;
 	default:
 		return PI_PORTS;
 	}
