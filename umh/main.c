@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <unistd.h>
 #include <linux/netfilter_ipv4/ip_tables.h>
@@ -422,6 +423,27 @@ static void test_forbidden_call(int sig)
 }
 #endif
 
+/*
+ * Each table in force keeps a few fds here (its program, its counters
+ * map); the helper starts with the init task's limit, 1024, which 500
+ * namespaces with a filter table used up ("No file descriptors
+ * available": bench/netns.sh's churn of 1,000).  While it may
+ * (CAP_SYS_RESOURCE, dropped by confine_caps()), it raises its limit to
+ * what the kernel allows (fs.nr_open, 1,048,576 by default); the memory
+ * budgets (max_netns_bytes, max_total_bytes) bound the tables, not this.
+ */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl = { .rlim_cur = 1u << 20, .rlim_max = 1u << 20 };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) && !getrlimit(RLIMIT_NOFILE, &rl)) {
+		rl.rlim_cur = rl.rlim_max;	/* a smaller nr_open: the hard limit */
+		if (setrlimit(RLIMIT_NOFILE, &rl))
+			log_warn("cannot raise the open files limit: %s\n",
+				 strerror(errno));
+	}
+}
+
 int main(void)
 {
 	int r;
@@ -448,6 +470,7 @@ int main(void)
 	 * confines itself before it reads any request (lib/confine.c).
 	 */
 	enforce_probe();
+	raise_fd_limit();
 	test_faults_arm();	/* test builds only (lib/test_faults.h) */
 #ifdef EBPF_TEST_SIGSYS
 	/*
