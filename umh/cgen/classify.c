@@ -259,12 +259,13 @@ static int find_group(struct cls_run *run, const struct cls_group *g)
 }
 
 unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
-		      struct cls_run *run)
+		      struct cls_run *run, unsigned char *group)
 {
 	unsigned int j;
 
 	memset(run, 0, sizeof(*run));
 	run->start = i;
+	run->group = group;
 	for (j = i; j < ir->nrules; j++) {
 		struct cls_group g;
 		int k;
@@ -276,6 +277,9 @@ unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
 		k = find_group(run, &g);
 		if (k < 0)
 			break;
+		/* what cls_describe_maps() would otherwise work out again
+		 * per rule (its group's layout, compared with each group's) */
+		group[j] = (unsigned char)k;
 		run->g[k].nrules++;
 		run->walks |= ir->rules[j].kernel;
 	}
@@ -359,15 +363,15 @@ static void table_add(struct cls_table *t, const unsigned char *key,
 	t->slot[i] = ++t->n;
 }
 
-/* @r's key in group @g; @hotdrop: its hotdrop twin (l4state 2, ports 0) */
+/* @r's key in group @g, @l4 its tcp/udp match (rule_l4()); @hotdrop: its
+ * hotdrop twin (l4state 2, ports 0) */
 static void rule_key(const struct ir_rule *r, const struct cls_group *g,
-		     bool hotdrop, unsigned char *key)
+		     const struct ir_match *l4, bool hotdrop,
+		     unsigned char *key)
 {
 	const struct ipt_ip *ip = &r->ip;
-	const struct ir_match *l4;
 	unsigned int k, off = 0;
 
-	rule_l4(r, &l4);
 	memset(key, 0, CLS_KEY_MAX);
 	for (k = 0; k < g->nwords; k++) {
 		const struct cls_word *w = &g->w[k];
@@ -439,20 +443,6 @@ static int table_elems(const struct cls_table *t, struct cg_map *m)
 	return 0;
 }
 
-/* the group of @r among @run's (cls_scan put it there) */
-static int group_of(const struct cls_run *run, const struct ir_rule *r)
-{
-	struct cls_group rg;
-	unsigned int k;
-
-	if (!rule_group(r, &rg))
-		return -1;
-	for (k = 0; k < run->ngroups; k++)
-		if (same_layout(&rg, &run->g[k]))
-			return (int)k;
-	return -1;
-}
-
 int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 		      struct cg_prog *p, char *err, size_t err_len)
 {
@@ -476,22 +466,17 @@ int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 	for (j = run->start; j < run->start + run->len; j++) {
 		const struct ir_rule *rule = &ir->rules[j];
 		const struct ir_match *l4;
-		int g = group_of(run, rule);
+		unsigned int g = run->group[j];	/* cls_scan()'s */
 
-		if (g < 0) {	/* cannot happen: cls_scan grouped it */
-			r = -EINVAL;
-			snprintf(err, err_len, "internal error: rule %u has no group", j);
-			goto out;
-		}
-		rule_key(rule, &run->g[g], false, key);
+		rule_l4(rule, &l4);
+		rule_key(rule, &run->g[g], l4, false, key);
 		table_add(&t[g], key, (struct cls_value) {
 			.v = rule->idx << CLS_V_SHIFT |
 			     (rule->kernel ? CLS_V_WALK :
 			      rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0),
 			.off = rule->off });
-		rule_l4(rule, &l4);
 		if (l4) {	/* the kernel's walk would drop it there too */
-			rule_key(rule, &run->g[g], true, key);
+			rule_key(rule, &run->g[g], l4, true, key);
 			table_add(&t[g], key, (struct cls_value) {
 				.v = rule->idx << CLS_V_SHIFT | CLS_V_HOTDROP,
 				.off = rule->off });

@@ -86,6 +86,9 @@ struct cls_run {
 	bool walks;		/* some rule is handed to the kernel */
 	unsigned int ngroups;
 	struct cls_group g[CLS_MAX_GROUPS];
+	/* by rule index, the caller's (ir->nrules long): each rule's group,
+	 * as cls_scan() found it, for cls_describe_maps() */
+	unsigned char *group;
 };
 
 /* Can @r be part of a run? */
@@ -95,10 +98,11 @@ bool cls_rule_ok(const struct ir_rule *r);
  * cls_scan() - the run that starts at rule @i, up to (not including) the
  * next function start, with at most CLS_MAX_GROUPS groups.
  * Return: its length in rules (0 if rule @i cannot start one); @run gets
- * the groups (no maps yet).
+ * the groups (no maps yet), and @group (by rule index, ir->nrules long)
+ * the group of each rule of the run.
  */
 unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
-		      struct cls_run *run);
+		      struct cls_run *run, unsigned char *group);
 
 /* Worth it?  Long enough, and several rules per lookup. */
 bool cls_worth(const struct cls_run *run);

@@ -45,6 +45,7 @@ struct cg {
 	struct cg_edge { unsigned int from, to; } *edges;
 	size_t nedges, capedges;
 	unsigned int cls_checked;	/* rules below: no classified run */
+	unsigned char *cls_group;	/* by rule index: cls_scan()'s groups */
 	struct cg_needs needs;		/* of the hook being compiled */
 	enum cg_set_field skip;		/* of the rule being emitted */
 	/* KMOD: the hook reaches a kernel rule (abi.h, "Kernel rules"); the

@@ -132,7 +132,7 @@ static void emit_function_body(struct cg *c, unsigned int start)
 		if (!c->o->no_classify && i >= c->cls_checked) {
 			struct cls_run run;
 
-			len = cls_scan(ir, i, &run);
+			len = cls_scan(ir, i, &run, c->cls_group);
 			if (cls_worth(&run)) {
 				emit_cls_run(c, &run);
 				i += len - 1;
@@ -279,7 +279,9 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	c.func_queued = calloc(ir->nrules, sizeof(bool));
 	c.queue = malloc(ir->nrules * sizeof(unsigned int));
 	memo = malloc(ir->nrules * sizeof(int));
-	if (!c.func_pos || !c.func_queued || !c.queue || !memo) {
+	c.cls_group = malloc(ir->nrules ? ir->nrules : 1);
+	if (!c.func_pos || !c.func_queued || !c.queue || !memo ||
+	    !c.cls_group) {
 		r = -ENOMEM;
 		snprintf(err, err_len, "out of memory");
 		goto out;
@@ -412,6 +414,7 @@ out:
 	free(c.func_queued);
 	free(c.queue);
 	free(c.edges);
+	free(c.cls_group);
 	free(memo);
 	if (r)
 		cg_prog_free(out);

@@ -41,7 +41,7 @@
  *               ipt_blob_free(), never free()), in the form GET_ENTRIES
  *               returns them: comefrom as mark_source_chains() left it,
  *               counters zero, extension names and padding zeroed where the
- *               kernel does not copy them back (see ipt_ext_normalize())
+ *               kernel does not copy them back (see ipt_ext_check_normalize())
  * @size:        bytes in @entries
  * @num_entries: number of entries
  * @hook_entry, @underflow: per hook; 0xFFFFFFFF for hooks not in the table
@@ -102,16 +102,13 @@ static inline bool ipt_ext_name_is(const char *field, const char *name)
  * xt_check_match()/xt_check_target() (-EINVAL).  @hook_mask is the
  * entry's comefrom.  An extension (or revision) we have no descriptor
  * for passes when ipt_backend_kernel_checks(): the kernel checks it.
+ * Each extension that passed is rewritten the way copy_entries_to_user()
+ * presents it: the name NUL-padded, the payload's alignment padding
+ * zeroed.  On an error the entry may be half rewritten: the caller drops
+ * the blob.
  */
-int ipt_ext_check_entry(const struct ipt_family *f, const void *e,
-			unsigned int hook_mask);
-
-/*
- * Rewrite the extension headers and payloads of @e the way
- * copy_entries_to_user() presents them: the name NUL-padded, the
- * payload's alignment padding zeroed.  @e passed ipt_ext_check_entry().
- */
-void ipt_ext_normalize(const struct ipt_family *f, void *e);
+int ipt_ext_check_normalize(const struct ipt_family *f, void *e,
+			    unsigned int hook_mask);
 
 /**
  * struct ipt_stored_table - a table as the helper serves it

@@ -413,17 +413,11 @@ int ipt_translate_family(const struct ipt_family *f,
 	     pos += ipt_e_next_offset(f, b.entries + pos)) {
 		unsigned char *e = b.entries + pos;
 
-		ret = ipt_ext_check_entry(f, e, *ipt_e_comefrom(f, e));
+		ret = ipt_ext_check_normalize(f, e, *ipt_e_comefrom(f, e));
 		if (ret)
 			goto fail;
-	}
-	for (pos = 0; pos < b.size;
-	     pos += ipt_e_next_offset(f, b.entries + pos)) {
-		unsigned char *e = b.entries + pos;
-
 		/* mark_source_chains() leaves back pointers behind. */
 		ipt_e_counters(f, e)->pcnt = 0;
-		ipt_ext_normalize(f, e);
 	}
 
 	free(offsets);

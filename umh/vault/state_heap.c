@@ -12,10 +12,16 @@
  * the vault holds points: a helper that dies while writing leaves every
  * kept state whole.
  *
- * The free space is kept in memory (a sorted list of spans); a span's
- * whole pages are punched out of the file, so what the vault no longer
- * holds costs no memory.  The file grows by doubling (sparse: only
- * written pages cost) and shrinks when its last records go.
+ * The free space is kept in memory (a sorted list of spans).  Up to
+ * twice the largest record this helper wrote stays in memory, the rest
+ * is punched out of the file: each change of a big table freed the
+ * record before the last and wrote the new one into pages punched just
+ * before, which the kernel then allocated and zeroed again (a 10,000-rule
+ * table: 450 fresh pages per change, half the vault's time under TCG).
+ * With two states kept, a growing table's records take turns between
+ * the holes and the end of the file: twice a record keeps them all in
+ * memory.  The file grows by doubling (sparse: only written pages cost)
+ * and its end moves down when its last records go.
  *
  * The mapping never moves: it lies at the start of an address range
  * reserved once for the largest file the vault can describe (its lengths
@@ -43,6 +49,7 @@
 
 struct span {
 	uint64_t off, len;
+	bool warm;	/* its pages may be in memory (not punched) */
 };
 
 static struct {
@@ -52,6 +59,8 @@ static struct {
 	uint64_t end;		/* no record lies at or above */
 	struct span *free;	/* below @end, sorted, none adjacent */
 	size_t nfree, cap;
+	uint64_t tail;		/* [end, tail): free, maybe in memory */
+	uint64_t warm_max;	/* the free space kept in memory, at most */
 } H = { .fd = -1 };
 
 static uint64_t round_up(uint64_t x, uint64_t a)
@@ -149,9 +158,39 @@ static void punch(uint64_t a, uint64_t b)
 {
 	a = round_up(a, HEAP_PAGE);
 	b = b / HEAP_PAGE * HEAP_PAGE;
+	if (b > H.map_len)
+		b = H.map_len;
 	/* a hole punched in the shmem file; failing only costs memory */
-	if (a < b && b <= H.map_len)
+	if (a < b)
 		(void)madvise(H.map + a, b - a, MADV_REMOVE);
+}
+
+/*
+ * At most H.warm_max bytes of free space in memory: the tail first, then
+ * the spans from the end of the file down (first fit takes the lowest).
+ * A span counts whole while any of it may be in memory: an upper bound.
+ */
+static void cool_down(void)
+{
+	/* heap_adopt() sets the end before the tail */
+	uint64_t warm = H.tail > H.end ? H.tail - H.end : 0;
+	size_t i;
+
+	for (i = 0; i < H.nfree; i++)
+		if (H.free[i].warm)
+			warm += H.free[i].len;
+	if (warm > H.warm_max && H.tail > H.end) {
+		warm -= H.tail - H.end;
+		punch(H.end, round_up(H.tail, HEAP_PAGE));
+		H.tail = H.end;
+	}
+	for (i = H.nfree; i-- > 0 && warm > H.warm_max;) {
+		if (!H.free[i].warm)
+			continue;
+		punch(H.free[i].off, H.free[i].off + H.free[i].len);
+		H.free[i].warm = false;
+		warm -= H.free[i].len;
+	}
 }
 
 int heap_put(const void *p, uint32_t len, struct heap_rec *out)
@@ -179,7 +218,11 @@ int heap_put(const void *p, uint32_t len, struct heap_rec *out)
 		if (r)
 			return r;
 		H.end = off + need;
+		if (H.tail < H.end)
+			H.tail = H.end;
 	}
+	if (H.warm_max < 2 * need)
+		H.warm_max = 2 * need;
 	memcpy(H.map + off, p, len);
 	*out = (struct heap_rec){ .off = off, .len = len };
 	return 0;
@@ -187,7 +230,8 @@ int heap_put(const void *p, uint32_t len, struct heap_rec *out)
 
 void heap_free(const struct heap_rec *r)
 {
-	struct span s = { r->off, round_up(r->len ? r->len : 1, HEAP_ALIGN) };
+	struct span s = { r->off, round_up(r->len ? r->len : 1, HEAP_ALIGN),
+			  true };
 	uint64_t old_end = H.end;
 	size_t i;
 
@@ -199,26 +243,32 @@ void heap_free(const struct heap_rec *r)
 	if (i > 0 && H.free[i - 1].off + H.free[i - 1].len == s.off) {
 		s.off = H.free[i - 1].off;
 		s.len += H.free[i - 1].len;
+		s.warm |= H.free[i - 1].warm;
 		memmove(&H.free[i - 1], &H.free[i], (H.nfree - i) * sizeof(*H.free));
 		H.nfree--;
 		i--;
 	}
 	if (i < H.nfree && s.off + s.len == H.free[i].off) {
 		s.len += H.free[i].len;
+		s.warm |= H.free[i].warm;
 		memmove(&H.free[i], &H.free[i + 1], (H.nfree - i - 1) * sizeof(*H.free));
 		H.nfree--;
 	}
 	if (s.off + s.len == H.end) {	/* the last records: the file ends earlier */
 		H.end = s.off;
-		punch(s.off, round_up(old_end, HEAP_PAGE));
+		if (H.tail < old_end)
+			H.tail = old_end;
+		cool_down();
 		return;
 	}
-	punch(s.off, s.off + s.len);
-	if (vec_reserve(&H.free, &H.cap, H.nfree + 1))
+	if (vec_reserve(&H.free, &H.cap, H.nfree + 1)) {
+		punch(s.off, s.off + s.len);
 		return;	/* the space is lost to this helper, nothing else */
+	}
 	memmove(&H.free[i + 1], &H.free[i], (H.nfree - i) * sizeof(*H.free));
 	H.free[i] = s;
 	H.nfree++;
+	cool_down();
 }
 
 static int by_off(const void *a, const void *b)
@@ -273,6 +323,7 @@ int heap_adopt(int fd, const struct heap_rec *live, size_t n)
 	H.map_len = (size_t)st.st_size;
 	H.nfree = 0;
 	H.end = 0;
+	H.tail = 0;
 	/* the gaps between the records are free: whatever lay there */
 	for (i = 0; i < n; i++) {
 		struct heap_rec gap = { .off = H.end };
@@ -284,6 +335,7 @@ int heap_adopt(int fd, const struct heap_rec *live, size_t n)
 		if (gap.len)
 			heap_free(&gap);
 	}
+	H.tail = H.end;
 	punch(H.end, H.map_len);
 	free(v);
 	return 0;
