@@ -2,7 +2,7 @@
 # shellcheck shell=bash
 # bench/calls.sh: issue 20 item 1's cells that change rules one call at a
 # time, sourced by bench/run's guest side (BENCH_CELLS=calls; see
-# bench/README.md).  Guest time (-icount: instructions) per call, best over
+# bench/calls.md).  Guest time (-icount: instructions) per call, best over
 # the rounds, for nftables ("nft"), ip_tables ("ipt") and ebpfilter ("ebpf"):
 #   add.N     300 x `iptables-legacy -w -A FORWARD ...` (one rule each) on
 #             top of the N-rule linear set (bench/gen-rules); nft: as many

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: GPL-2.0
 # shellcheck shell=bash
 # bench/netns.sh: issue 17 item 5's figures, sourced by bench/run's guest
-# side (BENCH_CELLS=netns; see bench/README.md).  For ip_tables ("ipt")
+# side (BENCH_CELLS=netns; see bench/netns.md).  For ip_tables ("ipt")
 # and ebpfilter ("ebpf"), in one boot:
 #   mem.idle  memory per network namespace that never used iptables, less
 #             what such a namespace costs with neither loaded ("none")
@@ -88,7 +88,7 @@ netns_mem() {
 }
 
 # Where ebpfilter's memory is, with the namespaces of netns_mem holding
-# 100 rules: /proc/meminfo's parts and the helper's (for bench/README.md)
+# 100 rules: /proc/meminfo's parts and the helper's (for bench/netns.md)
 NETNS_PARTS=
 netns_parts() {
 	local pid

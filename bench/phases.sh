@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # bench/phases.sh: where one `iptables-legacy -w -A` goes (issue 20; see
-# bench/README.md, "Where a call's time goes").  Guest side only, after
+# bench/calls.md, "Where a call's time goes").  Guest side only, after
 # `make module-for KVER=...` and tests/tools/prepare-modindex (run-all and
 # bench/run do both):
 #   tests/vm/run-guest --kver KVER --icount --env EBPF_KO=... \

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Where a request's time goes (bench/README.md, "Where a call's time
+ * Where a request's time goes (bench/calls.md, "Where a call's time
  * goes"): off unless the module was loaded with phase_timing=1, which the
  * handshake tells the helper (EBPF_HELLO_PHASE_TIMING).  The time from
  * one phase_to() to the next is charged to the phase named by the first;

@@ -5,7 +5,7 @@
  * iptables rewrites the whole table for one changed rule, and the helper
  * compiles all of it again: filling the set and classification hash maps
  * of 10,000 rules again was 12.7 ms of a 142 ms `iptables -A` in the
- * benchmark's guest (bench/README.md, "Where a call's time goes").  A map
+ * benchmark's guest (bench/calls.md, "Where a call's time goes").  A map
  * is reused only when everything it is made from is the same: type, name,
  * key, value and entry sizes, flags and every element, byte for byte; the
  * program that gets it is generated and verified anew, as always.
