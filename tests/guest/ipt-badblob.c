@@ -700,6 +700,27 @@ static const struct blob_case replace_cases[] = {
 #undef K
 };
 
+/*
+ * IPT_BADBLOB_DUMP=NAME (a case's name with its prefix): its GET_ENTRIES
+ * bytes in hex, 16 a line, for telling which bytes differ between the
+ * backends where only the hashes are compared.
+ */
+static void dump_if_asked(const char *prefix, const char *name,
+			  const struct buf *b)
+{
+	const char *want = getenv("IPT_BADBLOB_DUMP");
+	char full[96];
+	size_t i;
+
+	snprintf(full, sizeof(full), "%s%s", prefix, name);
+	if (!want || (strcmp(want, full) && strcmp(want, name)))
+		return;
+	for (i = 0; i < b->len; i++)
+		printf("%s%s%02x", i % 16 ? "" : i ? "\n  dump " : "  dump ",
+		       i % 16 && !(i % 4) ? " " : "", b->data[i]);
+	printf("\n");
+}
+
 void run_blob_cases(const struct blob_case *cases, unsigned int n,
 		    void (*build)(struct tb *t), const char *prefix,
 		    void (*skip)(struct buf *req))
@@ -716,6 +737,7 @@ void run_blob_cases(const struct blob_case *cases, unsigned int n,
 		build(&t);
 		tb_replace(&t, &req, "filter", FILTER_HOOKS, cur_entries());
 		cases[i].mutate(&req);
+		dump_if_asked("sent ", cases[i].name, &req);
 		err = send_replace(&req, req.len);
 		if (!err) {
 			/* accepted: the table must now be the one sent */
@@ -726,6 +748,7 @@ void run_blob_cases(const struct blob_case *cases, unsigned int n,
 			       cur_entries());
 			printf(", entries hash %016llx\n", (unsigned long long)
 			       fnv1a(now.data, now.len));
+			dump_if_asked(prefix, cases[i].name, &now);
 			buf_free(&now);
 			install(base_build, "  reinstall");
 		} else {
