@@ -18,7 +18,10 @@
 # files as after round one and its RSS grown by at most 1024 kB since then
 # (round one sets the allocator's high-water marks and whatever the first
 # namespace opens once: 12 -> 18 files), AF_UNIX sockets
-# as at the baseline.  Namespaces per second are printed (made with rules,
+# as at the baseline, and the helper's open files limit at least 65,536
+# (each table in force keeps fds there; with the init task's 1,024 the
+# 504th namespace's restore failed with EMFILE, a scale this test does not
+# reach).  Namespaces per second are printed (made with rules,
 # destroyed until freed).
 #
 # Restart: 20 namespaces with those rules and a counting OUTPUT rule, a
@@ -92,7 +95,7 @@ churn_round() {	# R
 }
 
 run() {
-	local pid0 rss1 rss2 fds0 fds1 fds2 p0 m0 p2 m2 u0 u2 i b why out want new
+	local pid0 rss1 rss2 fds0 fds1 fds2 p0 m0 p2 m2 u0 u2 i b why out want new lim
 	rm -f "$NS_OUT"/*."$ENGINE"
 	SLAB0=$(ns_netns_objs)
 	[ -n "$SLAB0" ] || note "no net_namespace line in /proc/slabinfo: namespaces freed not checked"
@@ -129,6 +132,8 @@ run() {
 		[ "$fds2" = "$fds1" ] || { b=1; why="$why helper files $fds1 -> $fds2 (baseline $fds0);"; }
 		[ "$u2" = "$u0" ] || { b=1; why="$why AF_UNIX sockets $u0 -> $u2;"; }
 		[ -n "$rss2" ] && [ $((rss2 - rss1)) -le 1024 ] || { b=1; why="$why RSS $rss1 -> $rss2 kB;"; }
+		lim=$(awk '/^Max open files/ { print $4 }' "/proc/$pid0/limits")
+		[ "${lim:-0}" -ge 65536 ] || { b=1; why="$why helper's open files limit ${lim:-?};"; }
 		note "after round 2: helper RSS $rss1 -> $rss2 kB, files $fds0 -> $fds1 -> $fds2, $p2 progs, $m2 maps, $u2 AF_UNIX sockets, $(grep '^ebpfilter ' /proc/modules)"
 		ns_check leaks "$why" $b
 	fi
