@@ -88,20 +88,29 @@ int ipt_state_save_header(uint32_t num_tables, struct buf *out)
 	return buf_append(out, &h, sizeof(h));
 }
 
+/*
+ * Every namespace's tables, each namespace's in the order they were made:
+ * a restore makes them in it again, and the vault's records follow it.
+ */
+#define for_each_stored_table(j, ns, i, t)				\
+	for ((j) = 0; ((ns) = ipt_ns_at(j)); (j)++)			\
+		for ((i) = 0; ((t) = ipt_ns_table_at(ns, i)); (i)++)
+
 int ipt_state_for_each_table(int (*fn)(const struct ipt_stored_table *t,
 				       void *arg), void *arg)
 {
 	struct ipt_stored_table *t;
 	struct ipt_ns *ns;
 	unsigned int i;
-	size_t k;
-	int err = 0;
+	size_t j;
+	int err;
 
-	/* in the order they were made: a restore makes them in it again */
-	for (k = 0; !err && (ns = ipt_ns_at(k)); k++)
-		for (i = 0; !err && (t = ipt_ns_table_at(ns, i)); i++)
-			err = fn(t, arg);
-	return err;
+	for_each_stored_table(j, ns, i, t) {
+		err = fn(t, arg);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 /* Does @rec's header describe @t's committed blob? */
@@ -139,23 +148,21 @@ void ipt_state_lend_tables(const unsigned char *(*rec_of)(size_t k, size_t *len,
 	unsigned int i;
 	size_t k = 0, n, j;
 
-	for (j = 0; (ns = ipt_ns_at(j)); j++) {
-		for (i = 0; (t = ipt_ns_table_at(ns, i)); i++, k++) {
-			const unsigned char *rec = rec_of(k, &n, arg);
-			unsigned char *at;
+	for_each_stored_table(j, ns, i, t) {
+		const unsigned char *rec = rec_of(k++, &n, arg);
+		unsigned char *at;
 
-			if (!rec || !t->blob.entries || !t->committed ||
-			    ipt_state_lends_from(t, rec, n) ||
-			    !record_is_table(t, rec, n))
-				continue;
-			at = (unsigned char *)rec + sizeof(struct snap_table);
-			if (verify && memcmp(at, t->blob.entries, t->blob.size))
-				continue;
-			ipt_blob_free_entries(&t->blob);
-			/* read only from here on: the record is the vault's */
-			t->blob.entries = at;
-			t->blob.lent = true;
-		}
+		if (!rec || !t->blob.entries || !t->committed ||
+		    ipt_state_lends_from(t, rec, n) ||
+		    !record_is_table(t, rec, n))
+			continue;
+		at = (unsigned char *)rec + sizeof(struct snap_table);
+		if (verify && memcmp(at, t->blob.entries, t->blob.size))
+			continue;
+		ipt_blob_free_entries(&t->blob);
+		/* read only from here on: the record is the vault's */
+		t->blob.entries = at;
+		t->blob.lent = true;
 	}
 }
 
@@ -166,19 +173,17 @@ int ipt_state_own_tables(void)
 	unsigned int i;
 	size_t j;
 
-	for (j = 0; (ns = ipt_ns_at(j)); j++) {
-		for (i = 0; (t = ipt_ns_table_at(ns, i)); i++) {
-			unsigned char *p;
+	for_each_stored_table(j, ns, i, t) {
+		unsigned char *p;
 
-			if (!t->blob.lent)
-				continue;
-			p = bigmem_alloc(t->blob.size ? t->blob.size : 1);
-			if (!p)
-				return -ENOMEM;
-			memcpy(p, t->blob.entries, t->blob.size);
-			t->blob.entries = p;
-			t->blob.lent = false;
-		}
+		if (!t->blob.lent)
+			continue;
+		p = bigmem_alloc(t->blob.size ? t->blob.size : 1);
+		if (!p)
+			return -ENOMEM;
+		memcpy(p, t->blob.entries, t->blob.size);
+		t->blob.entries = p;
+		t->blob.lent = false;
 	}
 	return 0;
 }
@@ -221,8 +226,7 @@ int ipt_state_save_counters(struct buf *out)
 	unsigned int i;
 	size_t k;
 
-	for (k = 0; (ns = ipt_ns_at(k)); k++)
-	for (i = 0; (t = ipt_ns_table_at(ns, i)); i++) {
+	for_each_stored_table(k, ns, i, t) {
 		size_t n;
 
 		/*
