@@ -84,8 +84,9 @@ deps:
 	fi
 
 # KERNELS=all: every guest test, every part, on every kernel (default:
-# Debian 12's newer kernels run the reduced tier, the kernels of other
-# suites the smoke tier, mk/kernels.conf; tests/README.md)
+# Debian 12's default kernel runs the core tier, its newer kernel the
+# reduced tier, the kernels of other suites the smoke tier,
+# mk/kernels.conf; tests/README.md)
 check: deps
 	@$(MAKE) --no-print-directory helper
 	$(Q)KERNELS=$(KERNELS) tests/run-all

@@ -104,7 +104,7 @@ ipt6_require_module() {
 # use_ebpfilter: load ebpfilter for IPT_FAMILY (EBPF_MODPARAMS: more module
 # parameters, e.g. mechanism=tc).  IPv6 is served with ipv6=1; its rules
 # are walked by the module by default, compiled with ipv6_bpf=1: the IPv6
-# tests run both in `make check`, the walk in the full tier (6.1) and the
+# tests run both in `make check`, the walk in the core tier (6.1) and the
 # compiled programs in the reduced tier (6.12), unless EBPF_MODPARAMS says.
 use_ebpfilter() {
 	local v6=

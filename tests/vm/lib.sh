@@ -39,12 +39,16 @@
 kver() { uname -r; }
 
 # tier_reduced: true when tests/run-all runs this test in a tier other than
-# "full" (EBPF_TIER: "reduced" on the second Debian 12 kernel of `make
-# check`, "smoke" on other suites' kernels): a test with sized parts (sets,
-# sessions, rounds) runs its smaller, documented subset then, so `make
-# check` runs every feature on every kernel within the CI budget while one
-# kernel runs every part (`make check-all`: every part everywhere).
+# "full" (EBPF_TIER: "core" on Debian 12's default kernel in `make check`,
+# "reduced" on its other kernel, "smoke" on other suites' kernels): a test
+# with sized parts (sets, sessions, rounds) runs its smaller, documented
+# subset then, so `make check` runs every feature on every kernel within
+# the CI budget (`make check-all`: every part everywhere).
 tier_reduced() { [ "${EBPF_TIER:-full}" != full ]; }
+# tier_core: the core tier (Debian 12's default kernel in `make check`),
+# where a test whose subsets the other kernels run may run the rest, so
+# that `make check` runs every part of it somewhere
+tier_core() { [ "${EBPF_TIER:-full}" = core ]; }
 
 in_guest() { [ "${RUN_GUEST:-}" = 1 ]; }
 
