@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * soak-tool fuzz: the sockopt fuzzer, written against a family descriptor
- * (soak-family.c) rather than struct ipt_entry, so that one mutation code
- * serves every family the descriptors describe.
+ * soak-tool fuzz / fuzz6: the sockopt fuzzer, one code for ip_tables and
+ * ip6_tables, written against a family descriptor (soak-family.c) rather
+ * than struct ipt_entry or ip6t_entry.
  *
  * The fuzzer first commits the "committed rules" of every table (the
  * baseline: a few rules with tcp/udp/icmp/comment matches, a user chain;
@@ -16,8 +16,9 @@
  * by the baseline again, so every case starts from the same state.
  * Every 500 cases and at the end the probe's two rules must still be
  * enforced ("traffic ok": UDP over the family's loopback).  Run against
- * ip_tables and then ebpfilter in the same guest with the same SEED, the
- * lines must agree (tests/soak/guest/sockopt-fuzz.sh compares them).
+ * ip_tables (ip6_tables) and then ebpfilter in the same guest with the
+ * same SEED, the lines must agree (tests/soak/guest/sockopt-fuzz.sh
+ * compares them).
  */
 #define _GNU_SOURCE
 #include <errno.h>

@@ -3,8 +3,10 @@
  * soak-tool: the guest-side programs of `make soak` (tests/soak/).
  *
  *   soak-tool fuzz SEED N     N malformed and mutated iptables sockopt
- *                             requests (case i is a function of SEED and i
- *                             alone), one line each:
+ *   soak-tool fuzz6 SEED N    requests, IPv4 (SOL_IP, IPT_SO_*, struct
+ *                             ipt_entry) or IPv6 (SOL_IPV6, IP6T_SO_*,
+ *                             struct ip6t_entry); case i is a function of
+ *                             SEED, the family and i alone; one line each:
  *                               <i> <table> <kind>[:detail] <errno|ok> [CHANGED]
  *                             then "summary ..." and the traffic checks
  *                             (soak-fuzz.c).
@@ -15,7 +17,7 @@
  *                             STOPFILE.pause exists it sends nothing and
  *                             STOPFILE.counts holds "ACCEPTED DROPPED" sent.
  *   soak-tool hash TABLE      the FNV-1a hash of TABLE's GET_ENTRIES,
- *                             counters zeroed
+ *   soak-tool hash6 TABLE     counters zeroed (hash6: the IPv6 table)
  *
  * Built statically with tests/lib/ipt_builder.c (make -C tests tools).
  */
@@ -219,16 +221,19 @@ int main(int argc, char **argv)
 	int herr;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(cmd, "fuzz6") || !strcmp(cmd, "hash6"))
+		fam = &fam6;
+	/* the sockopts of a family are served on its raw sockets */
 	sock = socket(fam->domain, SOCK_RAW, IPPROTO_RAW);
 	if (sock < 0) {
 		perror("socket");
 		return 2;
 	}
-	if (argc == 4 && !strcmp(cmd, "fuzz"))
+	if (argc == 4 && (!strcmp(cmd, "fuzz") || !strcmp(cmd, "fuzz6")))
 		return fuzz(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
 	if (argc == 3 && !strcmp(cmd, "probe"))
 		return probe(argv[2]);
-	if (argc == 3 && !strcmp(cmd, "hash")) {
+	if (argc == 3 && (!strcmp(cmd, "hash") || !strcmp(cmd, "hash6"))) {
 		uint64_t h = table_hash(argv[2], &herr);
 
 		if (herr) {
@@ -238,6 +243,7 @@ int main(int argc, char **argv)
 		printf("%016llx\n", (unsigned long long)h);
 		return 0;
 	}
-	fprintf(stderr, "usage: soak-tool fuzz SEED N | probe STOPFILE | hash TABLE\n");
+	fprintf(stderr, "usage: soak-tool fuzz|fuzz6 SEED N | probe STOPFILE | "
+		"hash|hash6 TABLE\n");
 	return 2;
 }

@@ -51,11 +51,13 @@ struct family {
 	void (*begin)(struct tb *t, int proto, const char *oif);
 	/* the ICMP rule of the committed rules: its match */
 	void (*icmp_rule)(struct tb *t);
+	/* the family's own rules in the user chain (NULL: none) */
+	void (*chain_rules)(struct tb *t);
 	/* the probe's address: the loopback's @port */
 	socklen_t (*loopback)(struct sockaddr_storage *a, unsigned int port);
 };
 
-extern const struct family fam4;
+extern const struct family fam4, fam6;
 
 /* the family of this run, and the raw socket its requests go through */
 extern const struct family *fam;
