@@ -1,61 +1,93 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make soak, part sockopt-fuzz: SOAK_FUZZ_N malformed and mutated iptables
-# sockopt requests (tests/soak/soak-tool.c fuzz, seed SOAK_SEED) against
-# ip_tables, then the same requests against ebpfilter in this guest.
-# Checked: the same errno class for every case (ok / refused; the exact
-# errnos that differ are counted and listed), no refused request changed
-# a table, every table holds the committed rules at the end, the probe's
-# rules enforced every 500 cases and at the end, the helper alive (or
-# restarted) and serving; the harness fails the run on any BUG/WARN/oops.
+# sockopt requests (tests/soak/soak-tool fuzz, seed SOAK_SEED) against
+# ip_tables, then the same requests against ebpfilter in this guest; then
+# SOAK_FUZZ_N IPv6 ones (soak-tool fuzz6: SOL_IPV6, IP6T_SO_*, ip6t_entry
+# blobs) against ip6_tables and ebpfilter loaded with ipv6=1.
+# Checked per family: the same errno class for every case (ok / refused;
+# the exact errnos that differ are counted and listed), no refused request
+# changed a table, every table holds the committed rules at the end, the
+# probe's rules enforced every 500 cases and at the end, the helper alive
+# (or restarted) and serving; the harness fails the run on any
+# BUG/WARN/oops.
 . tests/guest/ipt-lib.sh
 N=${SOAK_FUZZ_N:-2000}
 SEED=${SOAK_SEED:-1}
 TOOL=${SOAK_TOOL:-build/tests/soak-tool}
-O=$IPT_OUT/soak-fuzz
-mkdir -p "$O"
 [ -x "$TOOL" ] || fail "no $TOOL (make -C tests tools)"
-
-t0=$(date +%s)
-use_ip_tables
-"$TOOL" fuzz "$SEED" "$N" >"$O/ip_tables" 2>"$O/ip_tables.err" ||
-	note "ip_tables run: $(tail -n 3 "$O/ip_tables.err"; grep -E 'CHANGED|BROKEN|FAILED|not the' "$O/ip_tables" | head -n 3)"
-cat "$O/ip_tables.err"
-leave_ip_tables
-t1=$(date +%s)
-use_ebpfilter
-"$TOOL" fuzz "$SEED" "$N" >"$O/ebpfilter" 2>"$O/ebpfilter.err"
-rc=$?
-cat "$O/ebpfilter.err"
-t2=$(date +%s)
-alive=yes
-request_ok || alive=no
-[ "$(helper_count)" = 1 ] || alive="no ($(helper_count) helpers)"
-restarts=$(dmesg | grep -c 'ebpfilter: helper restarted')
+# ebpfilter serves IPv6 only with the ipv6 parameter: without it the
+# IPv6 half cannot run, and the part must not pass on IPv4 alone
+ebpf_has_ipv6 || fail "$EBPF_KO has no ipv6 parameter: the IPv6 cases cannot run"
 
 # errno class: ok or refused
 cls() { awk '$1 ~ /^[0-9]+$/ { print $1, $2, $3, ($4 == "ok" ? "ok" : "refused") }' "$1"; }
-diff <(cls "$O/ip_tables") <(cls "$O/ebpfilter") >"$O/class.diff"
-class_mm=$(grep -c '^>' "$O/class.diff")
-# exact errnos: case kind ip_tables-errno ebpfilter-errno
-join <(awk '$1 ~ /^[0-9]+$/ { print $1, $2"/"$3, $4 }' "$O/ip_tables" | sort -k1,1) \
-	<(awk '$1 ~ /^[0-9]+$/ { print $1, $4 }' "$O/ebpfilter" | sort -k1,1) |
-	awk '$3 != $4' | sort -n >"$O/errno.diff"
-errno_mm=$(wc -l <"$O/errno.diff")
-changed=$(grep -c CHANGED "$O/ebpfilter")
-broken=$(grep -c 'traffic BROKEN' "$O/ebpfilter")
-checks=$(grep -c '^traffic ' "$O/ebpfilter")
-refused=$(awk '$1 ~ /^[0-9]+$/ && $4 != "ok"' "$O/ebpfilter" | wc -l)
-echo "--- errno differences (case table/kind ip_tables ebpfilter), by kind:"
-awk '{ print $2, $3, "->", $4 }' "$O/errno.diff" | sort | uniq -c | sort -rn | head -n 30
-echo "--- first errno differences:"
-head -n 10 "$O/errno.diff"
-echo "--- first class differences:"
-head -n 20 "$O/class.diff"
+
+# fuzz_family 4|6: the family's cases against its kernel module, then
+# against ebpfilter (unloaded again); sets fam_ok (yes/no) and fam_counts
+fuzz_family() {
+	local f=$1 cmd=fuzz O rc t0 t1 t2 alive r0 restarts class_mm errno_mm
+	local changed broken checks refused
+	[ "$f" = 6 ] && cmd=fuzz6
+	ipt_family "$f"
+	O=$IPT_OUT/soak-fuzz$f
+	mkdir -p "$O"
+
+	t0=$(date +%s)
+	use_ip_tables
+	"$TOOL" $cmd "$SEED" "$N" >"$O/ip_tables" 2>"$O/ip_tables.err" ||
+		note "$IPT_CORE run: $(tail -n 3 "$O/ip_tables.err"; grep -E 'CHANGED|BROKEN|FAILED|not the' "$O/ip_tables" | head -n 3)"
+	cat "$O/ip_tables.err"
+	leave_ip_tables
+	t1=$(date +%s)
+	r0=$(dmesg | grep -c 'ebpfilter: helper restarted')
+	use_ebpfilter
+	"$TOOL" $cmd "$SEED" "$N" >"$O/ebpfilter" 2>"$O/ebpfilter.err"
+	rc=$?
+	cat "$O/ebpfilter.err"
+	t2=$(date +%s)
+	# served: a request of this family answered by the helper
+	alive=yes
+	if [ "$f" = 6 ]; then
+		$IPT -w -S >/dev/null || alive=no
+	else
+		request_ok || alive=no
+	fi
+	[ "$(helper_count)" = 1 ] || alive="no ($(helper_count) helpers)"
+	restarts=$(($(dmesg | grep -c 'ebpfilter: helper restarted') - r0))
+	modprobe -r ebpfilter || fail "cannot unload ebpfilter"
+
+	diff <(cls "$O/ip_tables") <(cls "$O/ebpfilter") >"$O/class.diff"
+	class_mm=$(grep -c '^>' "$O/class.diff")
+	# exact errnos: case kind ip_tables-errno ebpfilter-errno
+	join <(awk '$1 ~ /^[0-9]+$/ { print $1, $2"/"$3, $4 }' "$O/ip_tables" | sort -k1,1) \
+		<(awk '$1 ~ /^[0-9]+$/ { print $1, $4 }' "$O/ebpfilter" | sort -k1,1) |
+		awk '$3 != $4' | sort -n >"$O/errno.diff"
+	errno_mm=$(wc -l <"$O/errno.diff")
+	changed=$(grep -c CHANGED "$O/ebpfilter")
+	broken=$(grep -c 'traffic BROKEN' "$O/ebpfilter")
+	checks=$(grep -c '^traffic ' "$O/ebpfilter")
+	refused=$(awk '$1 ~ /^[0-9]+$/ && $4 != "ok"' "$O/ebpfilter" | wc -l)
+	echo "--- IPv$f: errno differences (case table/kind $IPT_CORE ebpfilter), by kind:"
+	awk '{ print $2, $3, "->", $4 }' "$O/errno.diff" | sort | uniq -c | sort -rn | head -n 30
+	echo "--- IPv$f: first errno differences:"
+	head -n 10 "$O/errno.diff"
+	echo "--- IPv$f: first class differences:"
+	head -n 20 "$O/class.diff"
+	fam_ok=no
+	[ "$rc" = 0 ] && [ "$class_mm" = 0 ] && [ "$changed" = 0 ] && [ "$broken" = 0 ] &&
+		[ "$alive" = yes ] && fam_ok=yes
+	fam_counts="$N cases x2 ($IPT_CORE $((t1 - t0)) s, ebpfilter $((t2 - t1)) s); $refused refused; class differences $class_mm; errno differences $errno_mm; refused-but-changed $changed; traffic checks $checks, broken $broken; helper alive: $alive, restarts $restarts"
+	echo "IPv$f: ok=$fam_ok $fam_counts"
+}
+
+fuzz_family 4
+ok4=$fam_ok counts4=$fam_counts
+fuzz_family 6
+ok6=$fam_ok counts6=$fam_counts
 result=PASS
-[ "$rc" = 0 ] && [ "$class_mm" = 0 ] && [ "$changed" = 0 ] && [ "$broken" = 0 ] &&
-	[ "$alive" = yes ] || result=FAIL
-counts="$N cases x2 (ip_tables $((t1 - t0)) s, ebpfilter $((t2 - t1)) s); $refused refused; class differences $class_mm; errno differences $errno_mm; refused-but-changed $changed; traffic checks $checks, broken $broken; helper alive: $alive, restarts $restarts"
+[ "$ok4" = yes ] && [ "$ok6" = yes ] || result=FAIL
+# IPv4's figures first, as the line had them before IPv6; then IPv6's
+counts="$counts4; IPv6: $counts6"
 echo "SOAK-RESULT sockopt-fuzz $result $counts"
-modprobe -r ebpfilter || fail "cannot unload ebpfilter"
 [ $result = PASS ] || fail "sockopt-fuzz: $counts"
