@@ -212,6 +212,7 @@ int main(int argc, char **argv)
 		ip6_classify_cases(f);
 		ip6_classify_diff(f, 60, 200);
 		ip6_multiport_cases(f);
+		ip6_ctstate_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

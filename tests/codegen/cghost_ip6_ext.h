@@ -234,3 +234,69 @@ static void ip6_multiport_cases(const struct flavor *f)
 	p6_table_cases(f, "ip6 multiport", &t, pc, sizeof(pc) / sizeof(pc[0]));
 	tb_free(&t);
 }
+
+/* [-p @proto] -m state --state @mask (@state) or -m conntrack [!] --ctstate
+ * @mask (revision 3) -j @verdict */
+static void p6_ct_rule(struct tb *t, int proto, bool state, __u32 mask, bool inv,
+		       int verdict)
+{
+	struct ip6t_ip6 ip = { .proto = (__u16)proto,
+			       .flags = proto ? IP6T_F_PROTO : 0 };
+	struct xt_state_info si = { .statemask = mask };
+	struct xt_conntrack_mtinfo3 ci = {
+		.match_flags = XT_CONNTRACK_STATE, .state_mask = (__u16)mask,
+		.invert_flags = inv ? XT_CONNTRACK_STATE : 0 };
+
+	tb_begin6(t, &ip);
+	if (state)
+		tb_match(t, "state", 0, &si, sizeof(si));
+	else
+		tb_match(t, "conntrack", 3, &ci, sizeof(ci));
+	tb_std(t, verdict);
+}
+
+static void ip6_ctstate_cases(const struct flavor *f)
+{
+	static const int hbh[] = { 0, 0 }, later[] = { P6_FRAG_LATER, 0 };
+	/* rules: 0 -m state --state ESTABLISHED,RELATED ACCEPT, 1 --ctstate
+	 * INVALID DROP, 2 -p tcp ! --ctstate NEW DROP, 3 -m state --state
+	 * UNTRACKED ACCEPT, 4 --ctstate DNAT DROP; the ACCEPT policy is 5.
+	 * The states as the module computes them (xt_conntrack's bits:
+	 * INVALID 1, ESTABLISHED 2, RELATED 4, NEW 8, SNAT 64, DNAT 128,
+	 * UNTRACKED 256) */
+	static const struct p6_case pc[] = {
+		{ "established", 2, NULL, IPPROTO_UDP, 1, 53, 8, IR_CT_EST, 1, 0 },
+		{ "related, hbh", 2, hbh, IPPROTO_ICMPV6, 0, 1, 8, IR_CT_REL, 1, 0 },
+		{ "snat, established", 2, NULL, IPPROTO_TCP, 1, 80, 20,
+		  IR_CT_SNAT | IR_CT_EST, 1, 0 },
+		{ "invalid", 2, NULL, IPPROTO_TCP, 1, 80, 20, IR_CT_INVALID, 0, 1 },
+		{ "new tcp: the policy", 2, NULL, IPPROTO_TCP, 1, 80, 20, IR_CT_NEW, 1, 5 },
+		{ "new udp, dnat", 2, NULL, IPPROTO_UDP, 1, 53, 8, IR_CT_NEW | IR_CT_DNAT,
+		  0, 4 },
+		{ "new tcp, dnat", 2, NULL, IPPROTO_TCP, 1, 80, 20, IR_CT_NEW | IR_CT_DNAT,
+		  0, 4 },
+		{ "untracked tcp: ! new", 2, NULL, IPPROTO_TCP, 1, 80, 20, IR_CT_UNTRACKED,
+		  0, 2 },
+		{ "untracked udp", 2, NULL, IPPROTO_UDP, 1, 53, 8, IR_CT_UNTRACKED, 1, 3 },
+		{ "untracked, later tcp fragment: ! new", 2, later, IPPROTO_TCP, 1, 80, 20,
+		  IR_CT_UNTRACKED, 0, 2 },
+	};
+	struct tb t;
+
+	if (f->mech != CG_KMOD || (filter && !strstr("ip6 ctstate", filter)))
+		return;
+	tb_init6(&t);
+	tb_hook(&t, NF_INET_LOCAL_IN);
+	p6_ct_rule(&t, 0, true, XT_STATE_BIT(IP_CT_ESTABLISHED) | XT_STATE_BIT(IP_CT_RELATED),
+		   false, V_ACCEPT);
+	p6_ct_rule(&t, 0, false, XT_CONNTRACK_STATE_INVALID, false, V_DROP);
+	p6_ct_rule(&t, IPPROTO_TCP, false, XT_CONNTRACK_STATE_BIT(IP_CT_NEW), true, V_DROP);
+	p6_ct_rule(&t, 0, true, XT_STATE_UNTRACKED, false, V_ACCEPT);
+	p6_ct_rule(&t, 0, false, XT_CONNTRACK_STATE_DNAT, false, V_DROP);
+	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(&t);
+	p6_table_cases(f, "ip6 ctstate", &t, pc, sizeof(pc) / sizeof(pc[0]));
+	tb_free(&t);
+}

@@ -126,7 +126,8 @@ extern const struct ext_desc ext_icmp6;
 /* May an IPv6 rule's match be decoded by @x?  Only those written for
  * both families' semantics: tcp, udp, multiport (their ports and flags
  * read the transport header ip6_tables found, at the same fragment rules),
- * comment */
+ * state and conntrack --ctstate (the packet's conntrack state, which the
+ * module computes at an IPv6 hook as at an IPv4 one), comment */
 bool ext_ipv6_ok(const struct ext_desc *x);
 
 #endif
