@@ -180,6 +180,7 @@ out:
 #include "cghost_ip6.h"
 #include "cghost_ip6_cls.h"
 #include "cghost_ip6_ext.h"
+#include "cghost_ip6_set.h"
 
 int main(int argc, char **argv)
 {
@@ -213,6 +214,8 @@ int main(int argc, char **argv)
 		ip6_classify_diff(f, 60, 200);
 		ip6_multiport_cases(f);
 		ip6_ctstate_cases(f);
+		ip6_set_cases(f);
+		ip6_set_diff(f, 60, 200);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -28,6 +28,12 @@ struct p6_case {
 	unsigned int l4len;
 	__u32 ct;		/* IR_CT_* bits, as the module gives them */
 	int want, rule;		/* verdict, the rule counted (-1: none) */
+	/* the entry counted after @rule, + 1 (0: none): a RETURN's policy,
+	 * a goto's chain */
+	unsigned int then;
+	/* 2001:db8:0:@snet::@src instead (0: net 0), to 2001:db8:0:@dnet::@dst
+	 * (@dst 0: 2001:db8::1) */
+	unsigned char snet, dnet, dst;
 };
 
 /* the reference's verdict for @pkt (in "eth0", no output device, @ct),
@@ -58,6 +64,10 @@ static unsigned int p6_case_pkt(const struct p6_case *pc, unsigned char *pkt)
 				  pc->l4len);
 	unsigned char *l4 = pkt + n - pc->l4len;
 
+	c6_addr(pkt + 8, pc->snet, pc->src);
+	if (pc->dst)
+		c6_addr(pkt + 24, pc->dnet, pc->dst);
+
 	if (pc->proto != IPPROTO_ICMPV6 && pc->l4len >= 2) {
 		l4[0] = (unsigned char)(pc->sport >> 8);
 		l4[1] = (unsigned char)pc->sport;
@@ -80,7 +90,6 @@ static void p6_case_run(const struct flavor *f, const char *what, struct shared 
 	unsigned int n = p6_case_pkt(pc, pkt);
 	struct ebpf_resume w, rw;
 	char err[1024] = "", name[160];
-	__u64 pkts = 0;
 	int got, want, k;
 
 	snprintf(name, sizeof(name), "%s: %s", what, pc->name);
@@ -90,10 +99,12 @@ static void p6_case_run(const struct flavor *f, const char *what, struct shared 
 	}
 	want = p6_ref(ir, pkt, n, pc->ct, ctr, &rw);
 	k = -1;
-	for (unsigned int e = 0; e < ir->nrules && k < 0; e++)
-		if (ctr[e].pkts != ((int)e == pc->rule) ||
-		    ctr[e].bytes != ((int)e == pc->rule) * (__u64)n)
+	for (unsigned int e = 0; e < ir->nrules && k < 0; e++) {
+		__u64 c = ((int)e == pc->rule) + (e + 1 == pc->then);
+
+		if (ctr[e].pkts != c || ctr[e].bytes != c * n)
 			k = (int)e;
+	}
 	if (want != pc->want || k >= 0) {
 		result(false, f->name, name, "the reference says %s (entry %d counted), the case %s",
 		       verdict_name(want), k, verdict_name(pc->want));
@@ -116,10 +127,10 @@ static void p6_case_run(const struct flavor *f, const char *what, struct shared 
 			       hl, w.entry, rw.entry);
 			goto out;
 		}
-		k = p6_wrong_counter(sh, ir, pc->rule, n, &pkts);
+		k = host_ref_counters(sh, ctr, ir->nrules);
 		if (k >= 0) {
 			result(false, f->name, name, "headlen %u: entry %d counted %llu", hl,
-			       k, (unsigned long long)pkts);
+			       k, (unsigned long long)shared_counter(sh, (unsigned int)k).pkts);
 			goto out;
 		}
 	}
@@ -128,10 +139,11 @@ out:
 	free(ctr);
 }
 
-/* @t compiled for LOCAL_IN (c6_compile()), every rule the program's;
- * then @pc's packets */
+/* @t compiled for LOCAL_IN (c6_compile()), every rule the program's,
+ * with @nmaps maps called @map (if @map); then @pc's packets */
 static void p6_table_cases(const struct flavor *f, const char *what, struct tb *t,
-			   const struct p6_case *pc, size_t npc)
+			   const struct p6_case *pc, size_t npc, const char *map,
+			   unsigned int nmaps)
 {
 	struct hprog h;
 	struct shared sh;
@@ -146,6 +158,12 @@ static void p6_table_cases(const struct flavor *f, const char *what, struct tb *
 	for (unsigned int k = 0; !r && k < ir.nrules && kernel < 0; k++)
 		if (ir.rules[k].kernel)
 			kernel = (int)k;
+	for (unsigned int k = 0; !r && map && k < h.cg.nmaps; k++)
+		nmaps -= !strcmp(h.cg.maps[k].name, map);
+	if (!r && map && nmaps) {
+		snprintf(err, sizeof(err), "%u %s maps too few (or too many)", nmaps, map);
+		r = -1;
+	}
 	snprintf(name, sizeof(name), "%s: compiled, no rule the kernel's", what);
 	if (r)
 		result(false, f->name, name, "%s", err);
@@ -231,7 +249,7 @@ static void ip6_multiport_cases(const struct flavor *f)
 	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
 	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
 	tb_finish(&t);
-	p6_table_cases(f, "ip6 multiport", &t, pc, sizeof(pc) / sizeof(pc[0]));
+	p6_table_cases(f, "ip6 multiport", &t, pc, sizeof(pc) / sizeof(pc[0]), NULL, 0);
 	tb_free(&t);
 }
 
@@ -297,6 +315,6 @@ static void ip6_ctstate_cases(const struct flavor *f)
 	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
 	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
 	tb_finish(&t);
-	p6_table_cases(f, "ip6 ctstate", &t, pc, sizeof(pc) / sizeof(pc[0]));
+	p6_table_cases(f, "ip6 ctstate", &t, pc, sizeof(pc) / sizeof(pc[0]), NULL, 0);
 	tb_free(&t);
 }
