@@ -251,6 +251,32 @@ static void ip6_multiport_cases(const struct flavor *f)
 	tb_finish(&t);
 	p6_table_cases(f, "ip6 multiport", &t, pc, sizeof(pc) / sizeof(pc[0]), NULL, 0);
 	tb_free(&t);
+
+	/* -p icmpv6 -m multiport: the kernel's check refuses it; were it
+	 * ever taken, its rule is the kernel's (no ports to read) */
+	{
+		struct ipt_table_view v;
+		struct ir_table ir;
+		char err[256] = "";
+		bool kernel;
+
+		tb_init6(&t);
+		tb_hook(&t, NF_INET_LOCAL_IN);
+		p6_multiport_rule(&t, IPPROTO_ICMPV6, 0, XT_MULTIPORT_DESTINATION, "22", false,
+				  V_DROP);
+		tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
+		tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
+		tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
+		tb_finish(&t);
+		p6_view(&t, &v);
+		memset(&ir, 0, sizeof(ir));
+		kernel = !ir_build_ext(&v, IR_KERNEL_WALKS, &ir, err, sizeof(err)) &&
+			 ir.rules[0].kernel;
+		result(kernel, f->name, "ip6 multiport: without a port protocol, the kernel's",
+		       "%s", err[0] ? err : "compiled");
+		ir_free(&ir);
+		tb_free(&t);
+	}
 }
 
 /* [-p @proto] -m state --state @mask (@state) or -m conntrack [!] --ctstate
