@@ -203,6 +203,7 @@ int main(int argc, char **argv)
 		scale_case(f, "scale 10000 linear", false, false, 10000);
 		scale_case(f, "scale 10000 set-like", true, false, 10000);
 		scale_case(f, "scale 10000 set-like, no classifier", true, true, 10000);
+		set_run_stray_case(f);
 		genrules_diff(f, 300, 400);
 		dispatcher_cases(f);
 		conntrack_cases(f);

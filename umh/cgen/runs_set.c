@@ -32,12 +32,15 @@ static const struct ir_match *single_l4(const struct ir_rule *r)
 }
 
 /* Is the address under @xmask (@ymask in the other rule) usable as a key:
- * the same, non-zero mask, no inversion?  Then @xa takes the other's
- * value, so that the rest of the rules compares equal. */
+ * the same, non-zero mask, no inversion, no address bits outside it (such
+ * a rule never matches: ip_packet_match() compares the packet's address
+ * masked with the rule's as it is)?  Then @xa takes the other's value, so
+ * that the rest of the rules compares equal. */
 static bool addr_keyable(struct in_addr *xa, struct in_addr ya, __u32 xmask,
 			 __u32 ymask, bool inv)
 {
-	if (xmask != ymask || !xmask || inv)
+	if (xmask != ymask || !xmask || inv ||
+	    (xa->s_addr & ~xmask) || (ya.s_addr & ~ymask))
 		return false;
 	*xa = ya;
 	return true;
