@@ -52,7 +52,7 @@ static void prologue_kmod(struct cg *c, int drop_exit, int pass_exit CG_UNUSED)
 	} else {
 		EM(c, BPF_MOV64_IMM(R8, 0));	/* no link layer header */
 		skb_load_iphdr(c, drop_exit, true);
-		skb_read_iphdr(c);	/* r8 = thoff, r7 = skb->len - thoff */
+		skb_read_iphdr(c);	/* r8 thoff, r7 skb->len - thoff */
 		skb_read_l4(c);
 	}
 	compute_flags(c);
