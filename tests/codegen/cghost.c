@@ -179,6 +179,8 @@ out:
 #include "cghost_kmod.h"
 #include "cghost_ip6.h"
 #include "cghost_ip6_cls.h"
+#include "cghost_ip6_ext.h"
+#include "cghost_ip6_set.h"
 
 int main(int argc, char **argv)
 {
@@ -201,6 +203,7 @@ int main(int argc, char **argv)
 		scale_case(f, "scale 10000 linear", false, false, 10000);
 		scale_case(f, "scale 10000 set-like", true, false, 10000);
 		scale_case(f, "scale 10000 set-like, no classifier", true, true, 10000);
+		set_run_stray_case(f);
 		genrules_diff(f, 300, 400);
 		dispatcher_cases(f);
 		conntrack_cases(f);
@@ -210,6 +213,10 @@ int main(int argc, char **argv)
 		ip6_cases(f);
 		ip6_classify_cases(f);
 		ip6_classify_diff(f, 60, 200);
+		ip6_multiport_cases(f);
+		ip6_ctstate_cases(f);
+		ip6_set_cases(f);
+		ip6_set_diff(f, 60, 200);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -66,9 +66,11 @@ static unsigned int p6_build(unsigned char *b, unsigned char src, const int *hdr
 	return n;
 }
 
-/* @p as the module gives it to a program at LOCAL_IN: 1, 0, P6_WALK */
-static int p6_run(struct shared *sh, const struct hprog *h, unsigned char *p,
-		  unsigned int n, unsigned int headlen, char *err, size_t len)
+/* @p as the module gives it to a program at LOCAL_IN, with the conntrack
+ * state @ct (IR_CT_* bits, as xt_conntrack computes them): 1, 0, P6_WALK */
+static int p6_run_ct(struct shared *sh, const struct hprog *h, unsigned char *p,
+		     unsigned int n, unsigned int headlen, __u32 ct, char *err,
+		     size_t len)
 {
 	struct ip_env e;
 	__u64 r = 0;
@@ -78,6 +80,7 @@ static int p6_run(struct shared *sh, const struct hprog *h, unsigned char *p,
 	e.ctx = IP_CTX_TC;
 	e.skb.protocol = htons(0x86dd);
 	e.skb.cb[EBPF_CB_IN_IFINDEX] = 1;
+	e.skb.cb[EBPF_CB_CTSTATE] = ct;
 	e.skb.cb[EBPF_CB_HOOK] = NF_INET_LOCAL_IN;
 	e.pkt = p;
 	e.pkt_len = n;
@@ -89,6 +92,13 @@ static int p6_run(struct shared *sh, const struct hprog *h, unsigned char *p,
 	}
 	return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 :
 	       r == EBPF_PROG_WALK ? P6_WALK : -ERANGE;
+}
+
+/* the same without a conntrack state (0: no IR_CT_* bit) */
+static int p6_run(struct shared *sh, const struct hprog *h, unsigned char *p,
+		  unsigned int n, unsigned int headlen, char *err, size_t len)
+{
+	return p6_run_ct(sh, h, p, n, headlen, 0, err, len);
 }
 
 /* @t's filter table as the module hands it to the helper */

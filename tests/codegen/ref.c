@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* The reference evaluator (ref.h), after net/ipv4/netfilter/ip_tables.c
- * and the xt_tcpudp, xt_multiport, xt_iprange, xt_conntrack, xt_state
- * match functions. */
+ * (and ip6_tables.c's ip6_packet_match(), exthdrs_core.c's
+ * ipv6_find_hdr()) and the xt_tcpudp, xt_multiport, xt_iprange,
+ * xt_conntrack, xt_state match functions. */
 #include <arpa/inet.h>
 #include <string.h>
 #include <linux/netfilter/x_tables.h>
@@ -26,6 +27,63 @@ void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n)
 	p->len = tot;
 }
 
+/* ipv6_ext_hdr() */
+static bool ext_hdr6(unsigned int nh)
+{
+	return nh == 0 || nh == 43 || nh == 44 || nh == 51 || nh == 59 || nh == 60;
+}
+
+int ref_pkt_from6(struct ref_pkt *p, const unsigned char *ip6, unsigned int n,
+		  unsigned int max_ext)
+{
+	unsigned int start = 40, nh = ip6[6], k;
+
+	p->v6 = true;
+	memcpy(p->saddr6, ip6 + 8, 16);
+	memcpy(p->daddr6, ip6 + 24, 16);
+	p->len = n;
+	p->fragoff = 0;
+	for (k = 0; ext_hdr6(nh) && nh != 59; k++) {
+		unsigned int hlen;
+
+		if (k == max_ext || start + 4 > n)
+			return -1;	/* the program does not follow it */
+		if (nh == 44) {
+			unsigned int off = (ip6[start + 2] << 8 | ip6[start + 3]) & ~7u;
+
+			if (off) {	/* a later fragment: its protocol, thoff 0 */
+				if (ext_hdr6(ip6[start]) && ip6[start] != 59)
+					return -1;	/* -ENOENT */
+				p->fragoff = (__u16)off;
+				p->proto = ip6[start];
+				p->l4 = ip6;
+				p->l4len = n;
+				return 0;
+			}
+			hlen = 8;
+		} else if (nh == 51) {
+			hlen = (ip6[start + 1] + 2u) * 4;	/* ipv6_authlen() */
+		} else {
+			hlen = (ip6[start + 1] + 1u) * 8;	/* ipv6_optlen() */
+		}
+		nh = ip6[start];
+		start += hlen;
+	}
+	p->proto = (__u8)nh;
+	p->l4 = ip6 + (start < n ? start : n);
+	p->l4len = start < n ? n - start : 0;
+	return 0;
+}
+
+/* ipv6_masked_addr_cmp(): the bits under the mask differ */
+static bool addr6_differs(const __u8 *a, const __u8 *rule, const __u8 *mask)
+{
+	for (int i = 0; i < 16; i++)
+		if ((a[i] ^ rule[i]) & mask[i])
+			return true;
+	return false;
+}
+
 /* ifname_compare_aligned() */
 static bool iface_differs(const char *dev, const char *name, const unsigned char *mask)
 {
@@ -35,13 +93,24 @@ static bool iface_differs(const char *dev, const char *name, const unsigned char
 	return false;
 }
 
-/* ip_packet_match(): NF_INVF(ip, flag, cond) is cond ^ inverted */
-static bool ip_match(const struct ipt_ip *ip, const struct ref_pkt *p)
+/*
+ * ip_packet_match(): NF_INVF(ip, flag, cond) is cond ^ inverted.  IPv6
+ * (ip6_packet_match()): the addresses of @a; ip->proto and IPT_INV_PROTO
+ * are set only with IP6T_F_PROTO (ir.c), the header search's answer is
+ * p->proto, and ip->flags is 0.
+ */
+static bool ip_match(const struct ipt_ip *ip, const struct ir_ip6 *a,
+		     const struct ref_pkt *p)
 {
 #define INVF(flag, cond) (!!(cond) ^ !!(ip->invflags & (flag)))
-	if (INVF(IPT_INV_SRCIP, (p->saddr & ip->smsk.s_addr) != ip->src.s_addr) ||
-	    INVF(IPT_INV_DSTIP, (p->daddr & ip->dmsk.s_addr) != ip->dst.s_addr))
+	if (a) {
+		if (INVF(IPT_INV_SRCIP, addr6_differs(p->saddr6, a->src, a->smsk)) ||
+		    INVF(IPT_INV_DSTIP, addr6_differs(p->daddr6, a->dst, a->dmsk)))
+			return false;
+	} else if (INVF(IPT_INV_SRCIP, (p->saddr & ip->smsk.s_addr) != ip->src.s_addr) ||
+		   INVF(IPT_INV_DSTIP, (p->daddr & ip->dmsk.s_addr) != ip->dst.s_addr)) {
 		return false;
+	}
 	if (INVF(IPT_INV_VIA_IN, iface_differs(p->in, ip->iniface, ip->iniface_mask)) ||
 	    INVF(IPT_INV_VIA_OUT, iface_differs(p->out, ip->outiface, ip->outiface_mask)))
 		return false;
@@ -153,7 +222,7 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 
 	while (e < ir->nrules && steps++ < 1000000) {
 		const struct ir_rule *r = &ir->rules[e];
-		bool ok = ip_match(&r->ip, p);
+		bool ok = ip_match(&r->ip, r->ip6, p);
 
 		/* a kernel rule: the module's from here, once what the program
 		 * can test holds (all of it unless a match is the kernel's) */

@@ -15,6 +15,8 @@
 /* what ip_tables sees of a packet */
 struct ref_pkt {
 	__u32 saddr, daddr;	/* network order */
+	bool v6;		/* IPv6: the addresses are these */
+	__u8 saddr6[16], daddr6[16];
 	__u8 proto;
 	__u16 fragoff;
 	const unsigned char *l4;	/* the transport header ... */
@@ -38,5 +40,16 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 
 /* @p's IP packet (@ip, @n bytes from the IP header) as ip_tables sees it */
 void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n);
+
+/*
+ * The same for an IPv6 packet (@n bytes, all counted) as ip6_tables sees
+ * it: the transport header as ipv6_find_hdr(skb, &thoff, -1, &fragoff,
+ * NULL) finds it.  0; -1 for a packet the programs hand to the module's
+ * walk of the whole hook (cgen/prologue_ip6.c): the search fails
+ * (-ENOENT), more than @max_ext extension headers, fewer than 4 bytes
+ * where one starts.
+ */
+int ref_pkt_from6(struct ref_pkt *p, const unsigned char *ip6, unsigned int n,
+		  unsigned int max_ext);
 
 #endif

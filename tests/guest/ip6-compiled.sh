@@ -10,7 +10,10 @@
 # dropped, a TCP SYN accepted) and the counters are the program's; dmesg
 # says no hook was left uncompiled and no program returned a bad verdict.
 # Then 16 rules of one layout, a classified run: a classifier map, and a
-# packet counted on the first rule with its key only.
+# packet counted on the first rule with its key only.  Then multiport,
+# state/conntrack and a set-like run of gotos: their packets decided by
+# the program, none handed over to the module's walk (the resume maps
+# stay zero), which a rule with an hl match then is.
 # IP6_COMPILED_PARAMS overrides the module parameters (the check that the
 # test fails with ipv6_bpf off: "ipv6=1").
 # run-all-cost: 20
@@ -89,6 +92,64 @@ note "classified run: $n map(s), port 1010 counted on rule 11 only"
 if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
 	fail "a hook was not compiled"
 fi
+
+# multiport, --ctstate and a set-like run (issue 18): decided by the
+# program.  A program hands a packet to the module's walk by writing the
+# rule's offset into the table's resume map (per commit, per CPU), so
+# packets the program decided leave every ebpf_resume map all zeros; the
+# last step hands one over on purpose (hl has no emitter) and must see it
+handed() {	# non-zero bytes in every ebpf_resume map's values
+	local id n=0 out
+	for id in $($BPFTOOL map show | awk '/name ebpf_resume/ { sub(":", "", $1); print $1 }'); do
+		out=$($BPFTOOL map dump id "$id" 2>&1) || fail "bpftool map dump id $id: $out"
+		n=$((n + $(printf '%s\n' "$out" | awk '/^value/ { v = 1; next } /^key/ { v = 0 }
+			v { for (i = 1; i <= NF; i++) if ($i ~ /^[0-9a-f][0-9a-f]$/ && $i != "00") n++ }
+			END { print n + 0 }')))
+	done
+	echo $n
+}
 $IPT6 -F OUTPUT
+$IPT6 -N S || fail "ip6tables -N S"
+$IPT6 -A S -j DROP || fail "ip6tables -A S"
+$IPT6 -A OUTPUT -o lo -p udp -m multiport --dports 2001,2003:2005 -j DROP ||
+	fail "ip6tables -A multiport"
+$IPT6 -A OUTPUT -o lo -p udp -m conntrack --ctstate INVALID -j DROP ||
+	fail "ip6tables -A ctstate INVALID"
+$IPT6 -A OUTPUT -o lo -p udp --dport 2100 -m state --state NEW -j DROP ||
+	fail "ip6tables -A state NEW"
+for p in $(seq 3000 3009); do	# a run of gotos: no classified run takes it
+	$IPT6 -A OUTPUT -o lo -p udp --dport "$p" -g S || fail "ip6tables -A goto $p"
+done
+n=$(bpf_count map 'name ebpf_set') || exit 1
+[ "$n" -ge 1 ] || fail "no set-like run's map for the 10 gotos"
+[ "$(handed)" = 0 ] || fail "a resume map holds a hand-over before any packet"
+for p in 2004 2100 3004; do
+	if (echo x > /dev/udp/::1/$p) 2>/dev/null; then
+		fail "UDP to ::1 port $p was sent"
+	fi
+done
+(echo x > /dev/udp/::1/2002) 2>/dev/null || fail "UDP to ::1 port 2002 dropped"
+assert_eq 1 "$(pkts 1)" "multiport rule's packets"
+assert_eq 0 "$(pkts 2)" "--ctstate INVALID rule's packets"
+assert_eq 1 "$(pkts 3)" "state NEW rule's packets"
+assert_eq 1 "$(pkts 8)" "port 3004's goto's packets"
+assert_eq 1 "$($IPT6 -L S -v -x -n | awk 'NR == 3 { print $1 }')" "S's DROP packets"
+h=$(handed)
+[ "$h" = 0 ] || fail "packets were handed to the module's walk ($h resume bytes set)"
+note "multiport, state, set-like run ($n map(s)): decided by the program"
+# the check of the check: a rule the module runs (hl) gets a hand-over
+$IPT6 -I OUTPUT 1 -o lo -p udp --dport 2200 -m hl --hl-gt 0 -j DROP ||
+	fail "ip6tables -I hl"
+if (echo x > /dev/udp/::1/2200) 2>/dev/null; then
+	fail "UDP to ::1 port 2200 was sent"
+fi
+h=$(handed)
+[ "$h" -gt 0 ] || fail "the hl rule's packet left no hand-over in a resume map"
+note "a kernel rule's packet: handed over ($h resume bytes set)"
+if dmesg_since_mark | grep -E 'not compiled|a program returned|walked by the module'; then
+	fail "a hook was not compiled"
+fi
+$IPT6 -F OUTPUT
+$IPT6 -F S && $IPT6 -X S || fail "ip6tables -X S"
 rmmod ebpfilter || fail rmmod
 note "ok"

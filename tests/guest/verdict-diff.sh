@@ -42,10 +42,11 @@ fi
 # In the reduced and smoke tiers (tests/run-all: every kernel but the one
 # that runs every part) one set per kind of rule: the codegen's, state,
 # kernel extensions, every table; IPv6: the base match, extension headers,
-# state/REJECT, every table, classified runs.
+# state/REJECT, every table, classified and set-like runs.
 smoke_sets="01-counting 10-state 17-classified 18-reject 22-every-extension 23-chains-kernel
 	24-nat 25-mangle-raw-security"
-[ "$IPT_FAMILY" = 6 ] && smoke_sets="01-basic 03-exthdr 04-state-reject 06-nat-mangle-raw 07-classified"
+[ "$IPT_FAMILY" = 6 ] && smoke_sets="01-basic 03-exthdr 04-state-reject 06-nat-mangle-raw 07-classified
+	08-runs"
 # The core tier runs the other IPv4 sets (each set runs in make check on
 # one of Debian 12's kernels at least) and every IPv6 set: only there are
 # IPv6 rules walked by the module (ipv6_bpf=0).

@@ -40,7 +40,8 @@
  * through a dynptr (NETFILTER) or skb_load_bytes() (TC).  On TC the
  * ingress dispatcher passes the table program l2len in skb->cb[1] and, for
  * FORWARD, the output ifindex in cb[0].  48 bytes past pi (the prologue's
- * scratch space, dead by then) hold a classifier group's lookup key.
+ * scratch space, dead by then) hold a classifier group's lookup key (or
+ * an IPv6 set-like run's 16 bytes).
  *
  * Registers inside F:
  *   r6  pointer to pi (callee-saved, set from r1 on entry)
@@ -52,7 +53,8 @@
  *       whose transport header is missing: ip_tables drops it at once)
  *   r9  in a classified run: the smallest map value found so far (r8:
  *       its rule's offset, in a run with kernel rules)
- *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key.
+ *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key (4 bytes; an IPv6
+ *       address's is at PI_KEY).
  *   Return value: CG_V_DROP, CG_V_ACCEPT, CG_V_RETURN or (KMOD) CG_V_WALK.
  *
  * No dead code: the verifier removes every instruction range it never
@@ -77,6 +79,8 @@
  * in the source or destination address (same mask) or in a single tcp/udp
  * port, with the same verdict, is compiled as one hash-map lookup whose
  * value is the first rule's index (for its counter); see runs_set.c.
+ * IPv6 runs key a 128-bit address under the run's mask; their jumps stay
+ * linear, as every jump of a program that may hand a packet over.
  *
  * Classified runs: consecutive ACCEPT/DROP (or, KMOD, kernel-target)
  * rules testing only masked addresses, interface names, the protocol and

@@ -144,8 +144,9 @@ static void emit_function_body(struct cg *c, unsigned int start)
 			c->cls_checked = i + (len ? len : 1);
 		}
 		/* a run's jump rules share one site: it could not push the
-		 * offset of the one that matched (abi.h, "Kernel rules") */
-		if (!r->always && !r->kernel && !ir->ipv6 &&
+		 * offset of the one that matched (abi.h, "Kernel rules");
+		 * IPv6 programs always may hand over (c->walks) */
+		if (!r->always && !r->kernel &&
 		    (r->verdict == IRV_ACCEPT || r->verdict == IRV_DROP ||
 		     r->verdict == IRV_RETURN || r->verdict == IRV_GOTO ||
 		     (r->verdict == IRV_JUMP && !c->walks))) {

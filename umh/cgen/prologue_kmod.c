@@ -12,7 +12,9 @@
  * against skb->len in xt_tcpudp), and the words of skb->cb the module
  * fills: the devices' ifindexes (names from the ifinfo map the helper
  * keeps, as on TC) and the packet's conntrack state, which the module
- * computes as xt_conntrack does (the programs cannot reach skb->_nfct).
+ * computes as xt_conntrack does (the programs cannot reach skb->_nfct),
+ * for IPv6 packets as for IPv4 ones: nf_ct_get() of the skb at the hook,
+ * which is what xt_conntrack and xt_state read in either family.
  * The IP header was checked by the stack before any of these hooks, so it
  * is not checked again; one the program cannot read is dropped.
  */
@@ -47,15 +49,12 @@ static void prologue_kmod(struct cg *c, int drop_exit, int pass_exit CG_UNUSED)
 	}
 	if (c->ir->ipv6) {
 		skb_ip6_headers(c);
-		compute_flags(c);
-		if (c->needs.cls)
-			compute_cls_fields(c);
-		return;	/* no conntrack matches yet */
+	} else {
+		EM(c, BPF_MOV64_IMM(R8, 0));	/* no link layer header */
+		skb_load_iphdr(c, drop_exit, true);
+		skb_read_iphdr(c);	/* r8 thoff, r7 skb->len - thoff */
+		skb_read_l4(c);
 	}
-	EM(c, BPF_MOV64_IMM(R8, 0));	/* no link layer header */
-	skb_load_iphdr(c, drop_exit, true);
-	skb_read_iphdr(c);		/* r8 = thoff, r7 = skb->len - thoff */
-	skb_read_l4(c);
 	compute_flags(c);
 	if (c->needs.cls)
 		compute_cls_fields(c);

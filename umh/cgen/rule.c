@@ -80,14 +80,17 @@ static void emit_addr6(struct cg *c, int slot, const __u8 *addr,
  * the rules: the prologue hands it to the module (prologue_ip6.c), so
  * pi.proto is ipv6_find_hdr()'s answer here.
  */
-static void emit_ip6_conditions(struct cg *c, const struct ir_rule *r)
+static void emit_ip6_conditions(struct cg *c, const struct ir_rule *r,
+				enum cg_set_field skip)
 {
 	const struct ipt_ip *ip = &r->ip;
 
-	emit_addr6(c, PI6_SADDR, r->ip6->src, r->ip6->smsk,
-		   ip->invflags & IPT_INV_SRCIP);
-	emit_addr6(c, PI6_DADDR, r->ip6->dst, r->ip6->dmsk,
-		   ip->invflags & IPT_INV_DSTIP);
+	if (skip != SF_SRC)
+		emit_addr6(c, PI6_SADDR, r->ip6->src, r->ip6->smsk,
+			   ip->invflags & IPT_INV_SRCIP);
+	if (skip != SF_DST)
+		emit_addr6(c, PI6_DADDR, r->ip6->dst, r->ip6->dmsk,
+			   ip->invflags & IPT_INV_DSTIP);
 	emit_iface(c, PI_IN, ip->iniface, ip->iniface_mask,
 		   ip->invflags & IPT_INV_VIA_IN);
 	emit_iface(c, PI_OUT, ip->outiface, ip->outiface_mask,
@@ -106,7 +109,7 @@ static void emit_ip_conditions(struct cg *c, const struct ir_rule *r,
 	const struct ipt_ip *ip = &r->ip;
 
 	if (r->ip6) {
-		emit_ip6_conditions(c, r);
+		emit_ip6_conditions(c, r, skip);
 		return;
 	}
 

@@ -4,7 +4,10 @@
  * source or destination address (same mask) or in a single exact tcp/udp
  * port, with the same verdict, compiled as the first rule's code without
  * that field plus one hash-map lookup of it, whose value is the rule's
- * index (its counter).
+ * index (its counter).  IPv6: the address key is the 16 bytes of the
+ * address under the run's mask (ipv6_masked_addr_cmp() ignores the bits
+ * outside it, so two rules whose addresses differ only there have one
+ * key, and the first wins), looked up from pi's key slot.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,14 +32,29 @@ static const struct ir_match *single_l4(const struct ir_rule *r)
 }
 
 /* Is the address under @xmask (@ymask in the other rule) usable as a key:
- * the same, non-zero mask, no inversion?  Then @xa takes the other's
- * value, so that the rest of the rules compares equal. */
+ * the same, non-zero mask, no inversion, no address bits outside it (such
+ * a rule never matches: ip_packet_match() compares the packet's address
+ * masked with the rule's as it is)?  Then @xa takes the other's value, so
+ * that the rest of the rules compares equal. */
 static bool addr_keyable(struct in_addr *xa, struct in_addr ya, __u32 xmask,
 			 __u32 ymask, bool inv)
 {
-	if (xmask != ymask || !xmask || inv)
+	if (xmask != ymask || !xmask || inv ||
+	    (xa->s_addr & ~xmask) || (ya.s_addr & ~ymask))
 		return false;
 	*xa = ya;
+	return true;
+}
+
+/* The same for an IPv6 address (ir_ip6), masks compared whole. */
+static bool addr6_keyable(uint8_t *xa, const uint8_t *ya, const uint8_t *xmask,
+			  const uint8_t *ymask, bool inv)
+{
+	static const uint8_t zero[16];
+
+	if (memcmp(xmask, ymask, 16) || !memcmp(xmask, zero, 16) || inv)
+		return false;
+	memcpy(xa, ya, 16);
 	return true;
 }
 
@@ -54,6 +72,9 @@ static bool same_but(const struct ir_rule *a, const struct ir_rule *b,
 		     enum cg_set_field f)
 {
 	struct ipt_ip x = a->ip, y = b->ip;
+	/* IPv6: the addresses, the rest of the IP part in x and y */
+	struct ir_ip6 x6 = a->ip6 ? *a->ip6 : (struct ir_ip6){ 0 };
+	struct ir_ip6 y6 = b->ip6 ? *b->ip6 : (struct ir_ip6){ 0 };
 	const struct ir_match *ma, *mb;
 	struct ir_match mx, my;
 
@@ -65,12 +86,16 @@ static bool same_but(const struct ir_rule *a, const struct ir_rule *b,
 		return false;
 	switch (f) {
 	case SF_SRC:
-		if (!addr_keyable(&x.src, y.src, x.smsk.s_addr, y.smsk.s_addr,
+		if (a->ip6 ? !addr6_keyable(x6.src, y6.src, x6.smsk, y6.smsk,
+					    x.invflags & IPT_INV_SRCIP) :
+		    !addr_keyable(&x.src, y.src, x.smsk.s_addr, y.smsk.s_addr,
 				  x.invflags & IPT_INV_SRCIP))
 			return false;
 		break;
 	case SF_DST:
-		if (!addr_keyable(&x.dst, y.dst, x.dmsk.s_addr, y.dmsk.s_addr,
+		if (a->ip6 ? !addr6_keyable(x6.dst, y6.dst, x6.dmsk, y6.dmsk,
+					    x.invflags & IPT_INV_DSTIP) :
+		    !addr_keyable(&x.dst, y.dst, x.dmsk.s_addr, y.dmsk.s_addr,
 				  x.invflags & IPT_INV_DSTIP))
 			return false;
 		break;
@@ -94,7 +119,7 @@ static bool same_but(const struct ir_rule *a, const struct ir_rule *b,
 	default:
 		return false;
 	}
-	if (memcmp(&x, &y, sizeof(x)))
+	if (memcmp(&x, &y, sizeof(x)) || memcmp(&x6, &y6, sizeof(x6)))
 		return false;
 	if (f == SF_SRC || f == SF_DST)
 		return !memcmp(a->m, b->m, a->nmatch * sizeof(a->m[0]));
@@ -115,6 +140,78 @@ static __u32 set_key(const struct ir_rule *r, enum cg_set_field f)
 	default:
 		return 0;
 	}
+}
+
+/* @r's IPv6 address under its mask, the key of an SF_SRC/SF_DST run */
+static void set_key6(const struct ir_rule *r, enum cg_set_field f, uint8_t *key)
+{
+	const uint8_t *a = f == SF_SRC ? r->ip6->src : r->ip6->dst;
+	const uint8_t *m = f == SF_SRC ? r->ip6->smsk : r->ip6->dmsk;
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		key[i] = a[i] & m[i];
+}
+
+/* r1 = the map, r2 = the key: @f of the packet (an IPv4 address under
+ * @r's mask, or a port) on the function's stack */
+static void emit_key4(struct cg *c, const struct ir_rule *r,
+		      enum cg_set_field f, int map)
+{
+	int slot;
+	__u32 mask = 0;
+
+	switch (f) {
+	case SF_SRC:
+		slot = PI_SADDR;
+		mask = r->ip.smsk.s_addr;
+		break;
+	case SF_DST:
+		slot = PI_DADDR;
+		mask = r->ip.dmsk.s_addr;
+		break;
+	case SF_SPORT:
+		slot = PI_SPORT;
+		break;
+	default:
+		slot = PI_DPORT;
+		break;
+	}
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot));
+	if (mask && mask != 0xffffffff)
+		EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
+	EM(c, BPF_STX_MEM(BPF_W, FP, R2, FP_SET_KEY));
+	emit_ld_map(c, R1, map);
+	EM(c, BPF_MOV64_REG(R2, FP));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_SET_KEY));
+}
+
+/* The same for IPv6: the packet's address under @r's mask, 16 bytes, in
+ * pi's key slot (a rule function's stack holds 8) */
+static void emit_key6(struct cg *c, const struct ir_rule *r,
+		      enum cg_set_field f, int map)
+{
+	const uint8_t *mask = f == SF_SRC ? r->ip6->smsk : r->ip6->dmsk;
+	int slot = f == SF_SRC ? PI6_SADDR : PI6_DADDR;
+	uint64_t m;
+	int w;
+
+	for (w = 0; w < 2; w++) {
+		memcpy(&m, mask + 8 * w, sizeof(m));
+		if (m) {
+			EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot + 8 * w));
+			if (m != ~0ULL) {
+				emit_ld64(c, R3, m);
+				EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+			}
+		} else {
+			EM(c, BPF_MOV64_IMM(R2, 0));
+		}
+		EM(c, BPF_STX_MEM(BPF_DW, R6, R2, PI_KEY + 8 * w));
+	}
+	emit_ld_map(c, R1, map);
+	EM(c, BPF_MOV64_REG(R2, R6));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
 }
 
 /* Length of the set-like run starting at @i, and its field. */
@@ -147,23 +244,33 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 			      .source = CG_MAP_OWN };
 	unsigned int j;
 	int map, next = cg_label(c);
-	int slot = 0;
-	__u32 mask = 0;
 	/* ip_tables tests the addresses before any match: over an address,
 	 * a match's hotdrop counts only if the lookup hits */
 	bool hd_after = (f == SF_SRC || f == SF_DST) && rule_has_hotdrop(r);
+	/* an IPv6 address: a 16-byte key, built in pi (abi.h, PI_KEY) */
+	bool key6 = r->ip6 && (f == SF_SRC || f == SF_DST);
+	size_t rec;
 
-	set.elems = malloc((size_t)len * 2 * sizeof(__u32));
+	if (key6)
+		set.key_size = 16;
+	rec = set.key_size + set.value_size;
+	set.elems = malloc((size_t)len * rec);
 	if (!set.elems) {
 		cg_fail(c, -ENOMEM, "out of memory");
 		return;
 	}
 	/* in reverse so the first rule (lowest index) wins duplicates */
 	for (j = len; j-- > 0;) {
-		__u32 kv[2] = { set_key(&c->ir->rules[i + j], f), i + j };
+		unsigned char *e = set.elems + (size_t)set.nelems++ * rec;
+		__u32 key, idx = i + j;
 
-		memcpy(set.elems + (size_t)set.nelems++ * sizeof(kv), kv,
-		       sizeof(kv));
+		if (key6) {
+			set_key6(&c->ir->rules[i + j], f, e);
+		} else {
+			key = set_key(&c->ir->rules[i + j], f);
+			memcpy(e, &key, sizeof(key));
+		}
+		memcpy(e + set.key_size, &idx, sizeof(idx));
 	}
 	map = cg_prog_add_map(c->p, &set);
 	if (map < 0)
@@ -181,29 +288,10 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	} else {
 		emit_rule_test(c, r, f, next);
 	}
-	switch (f) {
-	case SF_SRC:
-		slot = PI_SADDR;
-		mask = r->ip.smsk.s_addr;
-		break;
-	case SF_DST:
-		slot = PI_DADDR;
-		mask = r->ip.dmsk.s_addr;
-		break;
-	case SF_SPORT:
-		slot = PI_SPORT;
-		break;
-	default:
-		slot = PI_DPORT;
-		break;
-	}
-	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot));
-	if (mask && mask != 0xffffffff)
-		EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
-	EM(c, BPF_STX_MEM(BPF_W, FP, R2, FP_SET_KEY));
-	emit_ld_map(c, R1, map);
-	EM(c, BPF_MOV64_REG(R2, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_SET_KEY));
+	if (key6)
+		emit_key6(c, r, f, map);
+	else
+		emit_key4(c, r, f, map);
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	cg_jmp_imm(c, BPF_JEQ, R0, 0, next);
 	if (hd_after) {	/* r8 survives the call; uncounted, as a hotdrop */

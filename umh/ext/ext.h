@@ -124,8 +124,10 @@ extern const struct ext_desc ext_tcp, ext_udp, ext_icmp, ext_multiport,
 /* IPv6 only (not in the registry's list, so ext_find() never finds it) */
 extern const struct ext_desc ext_icmp6;
 /* May an IPv6 rule's match be decoded by @x?  Only those written for
- * both families' semantics: tcp, udp (their ports and flags read the
- * transport header ip6_tables found, at the same fragment rules), comment */
+ * both families' semantics: tcp, udp, multiport (their ports and flags
+ * read the transport header ip6_tables found, at the same fragment rules),
+ * state and conntrack --ctstate (the packet's conntrack state, which the
+ * module computes at an IPv6 hook as at an IPv4 one), comment */
 bool ext_ipv6_ok(const struct ext_desc *x);
 
 #endif

@@ -3,7 +3,10 @@
  * multiport revision 1 (xt_multiport.c): up to 15 ports or ranges, source,
  * destination or either; inversion.  Revision 0 is not served (ip_tables
  * answers -ENOENT for it, as for a kernel without the module).  Hotdrop on
- * a missing 4-byte port header.
+ * a missing 4-byte port header.  IPv6 the same (multiport_mt() serves both
+ * families): the ports at the transport header ipv6_find_hdr() found, no
+ * match on a later fragment (its fragoff is in bytes there, but only its
+ * being non-zero counts).
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -32,16 +35,24 @@ static bool multiport_ranges_ok(const struct xt_multiport_v1 *mp)
 	return true;
 }
 
+/* check()'s protocol part: one whose first 4 bytes are the ports, not
+ * inverted */
+static bool multiport_proto_ok(const struct ipt_ip *ip)
+{
+	bool port_proto = ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP ||
+			  ip->proto == IPPROTO_UDPLITE ||
+			  ip->proto == IPPROTO_SCTP || ip->proto == IPPROTO_DCCP;
+
+	return port_proto && !(ip->invflags & XT_INV_PROTO);
+}
+
 /* multiport_mt_check(): a port protocol, a known mode, at most 15 ports. */
 static int multiport_check(const struct ipt_ip *ip, const void *data,
 			   uint8_t rev EXT_UNUSED)
 {
 	const struct xt_multiport_v1 *mp = data;
-	bool port_proto = ip->proto == IPPROTO_TCP || ip->proto == IPPROTO_UDP ||
-			  ip->proto == IPPROTO_UDPLITE ||
-			  ip->proto == IPPROTO_SCTP || ip->proto == IPPROTO_DCCP;
 
-	if (!port_proto || (ip->invflags & XT_INV_PROTO) ||
+	if (!multiport_proto_ok(ip) ||
 	    (mp->flags != XT_MULTIPORT_SOURCE &&
 	     mp->flags != XT_MULTIPORT_DESTINATION &&
 	     mp->flags != XT_MULTIPORT_EITHER) ||
@@ -57,6 +68,16 @@ static int multiport_decode(const struct ext_decode *d, struct ir_match *m)
 
 	if (mp->count > XT_MULTI_PORTS || mp->flags > XT_MULTIPORT_EITHER)
 		goto bad;
+	/*
+	 * IPv6: the helper checks no extension (the module's
+	 * multiport_mt6_check() did), and the emitter reads the ports at the
+	 * transport header only a rule with IP6T_F_PROTO finds; @ip has a
+	 * protocol only with that flag (ir.c, ip6_to_ir()).  Anything else
+	 * is the kernel's to run.
+	 */
+	if (d->ir->ipv6 && !multiport_proto_ok(d->ip))
+		return ext_fail(d->err, d->err_len, -EOPNOTSUPP,
+				"multiport without -p of a port protocol: the kernel's own match decides");
 	/* a kernel that took them (EXT_KERNEL_DECIDES) walks them itself */
 	if (!multiport_ranges_ok(mp))
 		return ext_fail(d->err, d->err_len, -EOPNOTSUPP,

@@ -62,7 +62,8 @@ const struct ext_desc *ext_of_kind(int kind)
 
 bool ext_ipv6_ok(const struct ext_desc *x)
 {
-	return x == &ext_tcp || x == &ext_udp || x == &ext_comment;
+	return x == &ext_tcp || x == &ext_udp || x == &ext_comment ||
+	       x == &ext_multiport || x == &ext_state || x == &ext_conntrack;
 }
 
 int ext_fail(char *err, size_t err_len, int e, const char *fmt, ...)
