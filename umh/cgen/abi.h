@@ -40,7 +40,9 @@
  * through a dynptr (NETFILTER) or skb_load_bytes() (TC).  On TC the
  * ingress dispatcher passes the table program l2len in skb->cb[1] and, for
  * FORWARD, the output ifindex in cb[0].  48 bytes past pi (the prologue's
- * scratch space, dead by then) hold a classifier group's lookup key.
+ * scratch space, dead by then) hold a classifier group's or a set's lookup
+ * key (not F's own stack, so that F's code can run on main's frame too,
+ * where fp - 8 is the prologue's dynptr).
  *
  * Registers inside F:
  *   r6  pointer to pi (callee-saved, set from r1 on entry)
@@ -52,7 +54,7 @@
  *       whose transport header is missing: ip_tables drops it at once)
  *   r9  in a classified run: the smallest map value found so far (r8:
  *       its rule's offset, in a run with kernel rules)
- *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key.
+ *   r0-r5 scratch.  F has no stack of its own.
  *   Return value: CG_V_DROP, CG_V_ACCEPT, CG_V_RETURN or (KMOD) CG_V_WALK.
  *
  * No dead code: the verifier removes every instruction range it never
@@ -141,9 +143,9 @@ enum {
 	 * IPv4 address slots (no IPv6 program reads those) */
 	PI6_SADDR = 0,
 	PI6_DADDR = 16,
-	/* a classifier group's lookup key (48 bytes): beyond pi, over the
-	 * prologue's scratch space (FP_TMP2 .. FP_BUF), dead by then; the
-	 * stack is tight: main + 7 frames must fit in 512 bytes */
+	/* a classifier group's or a set's lookup key (48 bytes): beyond
+	 * pi, over the prologue's scratch space (FP_TMP2 .. FP_BUF), dead by
+	 * then; the stack is tight: main + 7 frames must fit in 512 bytes */
 	PI_KEY = 224,
 	/* KMOD: once a rule function returns CG_V_WALK no rule is evaluated
 	 * any more, so the same bytes hold the resume record being built
@@ -160,8 +162,6 @@ enum {
 #define FP_TMP		(-56)
 #define FP_TMP2		(-64)
 #define PI_BASE		(-288)	/* pi: fp-288 .. fp-64 */
-/* a rule function's stack: a set map's key */
-#define FP_SET_KEY	(-8)
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */

@@ -200,10 +200,10 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot));
 	if (mask && mask != 0xffffffff)
 		EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
-	EM(c, BPF_STX_MEM(BPF_W, FP, R2, FP_SET_KEY));
+	EM(c, BPF_STX_MEM(BPF_W, R6, R2, PI_KEY));
 	emit_ld_map(c, R1, map);
-	EM(c, BPF_MOV64_REG(R2, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_SET_KEY));
+	EM(c, BPF_MOV64_REG(R2, R6));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
 	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
 	cg_jmp_imm(c, BPF_JEQ, R0, 0, next);
 	if (hd_after) {	/* r8 survives the call; uncounted, as a hotdrop */
