@@ -179,6 +179,7 @@ out:
 #include "cghost_kmod.h"
 #include "cghost_ip6.h"
 #include "cghost_ip6_cls.h"
+#include "cghost_layout.h"
 
 int main(int argc, char **argv)
 {
@@ -210,6 +211,7 @@ int main(int argc, char **argv)
 		ip6_cases(f);
 		ip6_classify_cases(f);
 		ip6_classify_diff(f, 60, 200);
+		layout_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

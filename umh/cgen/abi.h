@@ -8,10 +8,29 @@
  * One "table program" per hook (INPUT, FORWARD, OUTPUT), of type NETFILTER
  * (6.12 and later) or SCHED_CLS (TC, 6.1).  It consists of:
  *
- *  main        the context-specific prologue, then the chain evaluation:
- *                r0 = F(hook_entry); if r0 == RETURN: r0 = F(underflow)
+ *  main        the context-specific prologue, then the chain evaluation
  *              and the mapping of the internal verdict to the program's
  *              return value (NF_ACCEPT/NF_DROP, TC_ACT_UNSPEC/TC_ACT_SHOT).
+ *              The chain evaluation takes one of two layouts of the same
+ *              rule code (program.c, chain_inline()):
+ *                - inline, where nothing reachable from the hook entry
+ *                  needs a frame: no jump, no goto, no RETURN (a kernel
+ *                  rule's verdict aside: it hands over), as in a built-in
+ *                  chain of terminal verdicts falling through to its
+ *                  policy.  F(hook_entry)'s code is emitted in main, after
+ *                  main's end (the prologue's jumps to its exits stay
+ *                  short), and runs on into the function starts it reaches
+ *                  (the underflow) instead of calling them; its "return
+ *                  v" is "r0 = v; goto back to the mapping", or to an
+ *                  earlier return's goto once the mapping is out of half a
+ *                  jump's reach (a hop per 16K instructions).  The program
+ *                  is one BPF function: no bpf-to-bpf call, and the kernel
+ *                  keeps one bpf_prog for it, not one per function plus
+ *                  the one it verified (bench/netns.md: a vmalloc'd page
+ *                  and a bpf_prog_aux each);
+ *                - functions, every other hook:
+ *                r0 = F(hook_entry); if r0 == RETURN: r0 = F(underflow)
+ *              Both test the verdict opaquely (below) before the mapping.
  *  F(s)        one static BPF subprogram per "function start" s reachable
  *              from the hook (the hook entry, the underflow, and every
  *              jump/goto target; see ir.h).  F(s) evaluates entries s, s+1,

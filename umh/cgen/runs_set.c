@@ -209,7 +209,7 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	if (hd_after) {	/* r8 survives the call; uncounted, as a hotdrop */
 		EM(c, BPF_JMP_IMM(BPF_JEQ, R8, 0, 2));
 		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 	}
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R0, 0));
 	emit_count_reg(c);
