@@ -65,7 +65,7 @@ o=$(bpf_calls ebpf_output) || exit 1
 set -- $o
 [ "$2" -gt 0 ] || fail "OUTPUT jumps into a user chain, yet no bpf-to-bpf call in $1 programs"
 note "ebpf_input: one function; ebpf_output with a user chain: $2 calls"
-$IPT -D OUTPUT -j LC && $IPT -X LC || fail "removing the user chain"
+$IPT -D OUTPUT -j LC && $IPT -F LC && $IPT -X LC || fail "removing the user chain"
 
 # A rule set refused late (the kernel's own check of the owner match,
 # reached from INPUT, after the helper compiled the rest) fails as a whole
