@@ -181,6 +181,7 @@ out:
 #include "cghost_ip6_cls.h"
 #include "cghost_ip6_ext.h"
 #include "cghost_ip6_set.h"
+#include "cghost_layout.h"
 
 int main(int argc, char **argv)
 {
@@ -217,6 +218,7 @@ int main(int argc, char **argv)
 		ip6_ctstate_cases(f);
 		ip6_set_cases(f);
 		ip6_set_diff(f, 60, 200);
+		layout_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -15,6 +15,22 @@ pings() {	# pings N: how many of N pings to 127.0.0.1 were answered
 		sed -n 's/.* \([0-9]*\) packets received.*/\1/p'
 }
 
+# bpf_calls NAME: "P C", the programs named NAME and the bpf-to-bpf calls
+# in them (bpftool prints a call of a subprogram as "call pc...")
+bpf_calls() {
+	local out id p=0 n=0
+
+	out=$($BPFTOOL prog show 2>&1) || fail "bpftool prog show: $out"
+	for id in $(printf '%s\n' "$out" |
+		    awk -v n="name $1 " 'index($0, n) { sub(":", "", $1); print $1 }'); do
+		out=$($BPFTOOL prog dump xlated id "$id" 2>&1) ||
+			fail "bpftool prog dump xlated id $id: $out"
+		p=$((p + 1))
+		n=$((n + $(printf '%s\n' "$out" | grep -c 'call pc')))
+	done
+	echo "$p $n"
+}
+
 ours() {	# our programs and maps, by name (bpf_count fails if bpftool does)
 	bpf_count prog 'name ebpf_'
 	bpf_count map 'name ebpf_'
@@ -34,6 +50,22 @@ $IPT -A INPUT -p icmp -m icmp --icmp-type echo-request -j DROP || fail "iptables
 pk=$($IPT -L INPUT -v -x -n | awk '/icmptype 8/ { print $1 }')
 [ "$pk" -ge 2 ] 2>/dev/null || fail "counter of the DROP rule: '$pk'"
 note "INPUT DROP rule counted $pk packets"
+
+# A hook without user chains is one BPF function (umh/cgen/abi.h, "main"):
+# no bpf-to-bpf call, one bpf_prog in the kernel (issue 17); one that jumps
+# into a user chain keeps a function per chain, which is also the control
+# that bpftool shows such calls at all.
+o=$(bpf_calls ebpf_input) || exit 1
+set -- $o
+[ "$1" -gt 0 ] || fail "no program named ebpf_input"
+[ "$2" = 0 ] || fail "INPUT has no user chain, yet $2 bpf-to-bpf calls in $1 programs"
+$IPT -N LC && $IPT -A LC -p tcp -j RETURN && $IPT -A OUTPUT -j LC ||
+	fail "a user chain jumped to from OUTPUT"
+o=$(bpf_calls ebpf_output) || exit 1
+set -- $o
+[ "$2" -gt 0 ] || fail "OUTPUT jumps into a user chain, yet no bpf-to-bpf call in $1 programs"
+note "ebpf_input: one function; ebpf_output with a user chain: $2 calls"
+$IPT -D OUTPUT -j LC && $IPT -F LC && $IPT -X LC || fail "removing the user chain"
 
 # A rule set refused late (the kernel's own check of the owner match,
 # reached from INPUT, after the helper compiled the rest) fails as a whole

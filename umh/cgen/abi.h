@@ -8,10 +8,29 @@
  * One "table program" per hook (INPUT, FORWARD, OUTPUT), of type NETFILTER
  * (6.12 and later) or SCHED_CLS (TC, 6.1).  It consists of:
  *
- *  main        the context-specific prologue, then the chain evaluation:
- *                r0 = F(hook_entry); if r0 == RETURN: r0 = F(underflow)
+ *  main        the context-specific prologue, then the chain evaluation
  *              and the mapping of the internal verdict to the program's
  *              return value (NF_ACCEPT/NF_DROP, TC_ACT_UNSPEC/TC_ACT_SHOT).
+ *              The chain evaluation takes one of two layouts of the same
+ *              rule code (program.c, chain_inline()):
+ *                - inline, where nothing reachable from the hook entry
+ *                  needs a frame: no jump, no goto, no RETURN (a kernel
+ *                  rule's verdict aside: it hands over), as in a built-in
+ *                  chain of terminal verdicts falling through to its
+ *                  policy.  F(hook_entry)'s code is emitted in main, after
+ *                  main's end (the prologue's jumps to its exits stay
+ *                  short), and runs on into the function starts it reaches
+ *                  (the underflow) instead of calling them; its "return
+ *                  v" is "r0 = v; goto back to the mapping", or to an
+ *                  earlier return's goto once the mapping is out of half a
+ *                  jump's reach (a hop per 16K instructions).  The program
+ *                  is one BPF function: no bpf-to-bpf call, and the kernel
+ *                  keeps one bpf_prog for it, not one per function plus
+ *                  the one it verified (bench/netns.md: a vmalloc'd page
+ *                  and a bpf_prog_aux each);
+ *                - functions, every other hook:
+ *                r0 = F(hook_entry); if r0 == RETURN: r0 = F(underflow)
+ *              Both test the verdict opaquely (below) before the mapping.
  *  F(s)        one static BPF subprogram per "function start" s reachable
  *              from the hook (the hook entry, the underflow, and every
  *              jump/goto target; see ir.h).  F(s) evaluates entries s, s+1,
@@ -40,8 +59,9 @@
  * through a dynptr (NETFILTER) or skb_load_bytes() (TC).  On TC the
  * ingress dispatcher passes the table program l2len in skb->cb[1] and, for
  * FORWARD, the output ifindex in cb[0].  48 bytes past pi (the prologue's
- * scratch space, dead by then) hold a classifier group's lookup key (or
- * an IPv6 set-like run's 16 bytes).
+ * scratch space, dead by then) hold a classifier group's or a set's lookup
+ * key (an IPv6 set-like run's 16 bytes; not F's own stack, so that F's code
+ * can run on main's frame too, where fp - 8 is the prologue's dynptr).
  *
  * Registers inside F:
  *   r6  pointer to pi (callee-saved, set from r1 on entry)
@@ -53,8 +73,7 @@
  *       whose transport header is missing: ip_tables drops it at once)
  *   r9  in a classified run: the smallest map value found so far (r8:
  *       its rule's offset, in a run with kernel rules)
- *   r0-r5 scratch.  fp + FP_SET_KEY: a set map's key (4 bytes; an IPv6
- *       address's is at PI_KEY).
+ *   r0-r5 scratch.  F has no stack of its own.
  *   Return value: CG_V_DROP, CG_V_ACCEPT, CG_V_RETURN or (KMOD) CG_V_WALK.
  *
  * No dead code: the verifier removes every instruction range it never
@@ -145,9 +164,9 @@ enum {
 	 * IPv4 address slots (no IPv6 program reads those) */
 	PI6_SADDR = 0,
 	PI6_DADDR = 16,
-	/* a classifier group's lookup key (48 bytes): beyond pi, over the
-	 * prologue's scratch space (FP_TMP2 .. FP_BUF), dead by then; the
-	 * stack is tight: main + 7 frames must fit in 512 bytes */
+	/* a classifier group's or a set's lookup key (48 bytes): beyond
+	 * pi, over the prologue's scratch space (FP_TMP2 .. FP_BUF), dead by
+	 * then; the stack is tight: main + 7 frames must fit in 512 bytes */
 	PI_KEY = 224,
 	/* KMOD: once a rule function returns CG_V_WALK no rule is evaluated
 	 * any more, so the same bytes hold the resume record being built
@@ -164,8 +183,6 @@ enum {
 #define FP_TMP		(-56)
 #define FP_TMP2		(-64)
 #define PI_BASE		(-288)	/* pi: fp-288 .. fp-64 */
-/* a rule function's stack: a set map's key */
-#define FP_SET_KEY	(-8)
 
 #define CG_SET_MIN	8	/* shortest run compiled to a map lookup */
 #define CG_MAX_DEPTH	7	/* frames below main */

@@ -59,6 +59,10 @@ struct cg {
 	 * entry, as ip6t_do_table() would) */
 	int walk_all;
 	long tail_first;	/* first jump to them, -1: none */
+	/* the rule code is main's inline chain (abi.h, "main"): its returns
+	 * jump back to the instruction ret_at (cg_return()) */
+	bool in_main;
+	long ret_at;
 	char *err;
 	size_t err_len;
 	int rc;

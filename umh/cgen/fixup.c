@@ -71,6 +71,10 @@ void cg_call_next(struct cg *c, unsigned int target)
 
 void cg_call_func(struct cg *c, unsigned int from, unsigned int target)
 {
+	if (c->in_main) {	/* chain_inline() said no such rule */
+		cg_fail(c, -EFAULT, "internal error: a call in main's chain");
+		return;
+	}
 	if (!c->func_queued[target]) {
 		c->func_queued[target] = true;
 		c->queue[c->nqueue++] = target;
@@ -79,6 +83,27 @@ void cg_call_func(struct cg *c, unsigned int from, unsigned int target)
 	EM(c, BPF_MOV64_REG(R1, R6));
 	cg_call_next(c, target);
 	EM(c, BPF_CALL_REL(0));
+}
+
+/* a rule's code between two returns is far shorter than the rest */
+#define CG_RET_SPAN	16384
+
+void cg_return(struct cg *c)
+{
+	long at = (long)c->p->n, d = c->ret_at - at - 1;
+
+	if (!c->in_main) {
+		EM(c, BPF_EXIT_INSN());
+		return;
+	}
+	if (d < -32768) {
+		cg_fail(c, -E2BIG, "a chain is too long for a 16-bit jump");
+		return;
+	}
+	/* backward, to code already placed: no fixup */
+	EM(c, BPF_JMP_A((short)d));
+	if (at - c->ret_at >= CG_RET_SPAN)
+		c->ret_at = at;
 }
 
 int cg_resolve(struct cg *c)

@@ -37,6 +37,12 @@ void cg_call_func(struct cg *c, unsigned int from, unsigned int target);
  * edge, r1 set by the caller). */
 void cg_call_next(struct cg *c, unsigned int target);
 
+/* "return r0" from the rule code, one instruction: an exit from F; in
+ * main's inline chain (abi.h, "main") a jump back to main's verdict
+ * mapping, or to an earlier return's jump there once that is beyond
+ * half a jump's reach (then this return is the one later ones jump to) */
+void cg_return(struct cg *c);
+
 /* Patch every jump and call; 0, -EFAULT (a label never placed), -E2BIG
  * (beyond a 16-bit jump offset). */
 int cg_resolve(struct cg *c);

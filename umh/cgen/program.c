@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The driver: one table program per hook (abi.h): what its rules need
- * from the packet, main (the flavor's prologue, the chain evaluation, the
- * verdict mapping), then every rule function reachable from the hook, the
+ * from the packet, main (the flavor's prologue, the chain evaluation: the
+ * hook's rule code inline where it needs no frame, else calls; the verdict
+ * mapping), then every rule function reachable from the hook, the
  * call-depth check and the fixups.
  */
 #include <errno.h>
@@ -124,8 +125,10 @@ static void emit_function_body(struct cg *c, unsigned int start)
 		unsigned int len;
 
 		emit_walk_tails_near(c);
-		if (i != start && r->func_start) {
-			cg_call_func(c, start, i);	/* fall into the next one */
+		/* fall into the next function; main's inline chain runs on
+		 * into its code instead */
+		if (i != start && r->func_start && !c->in_main) {
+			cg_call_func(c, start, i);
 			EM(c, BPF_EXIT_INSN());
 			return;
 		}
@@ -162,7 +165,7 @@ static void emit_function_body(struct cg *c, unsigned int start)
 	}
 	/* fell off the end of the blob: cannot happen in a validated table */
 	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-	EM(c, BPF_EXIT_INSN());
+	cg_return(c);
 }
 
 static void emit_function(struct cg *c, unsigned int start)
@@ -171,6 +174,32 @@ static void emit_function(struct cg *c, unsigned int start)
 	c->tail_first = -1;
 	emit_function_body(c, start);
 	emit_walk_tails(c);	/* after its last exit */
+}
+
+/*
+ * Can the hook's chain run inline in main (abi.h, "main")?  Only if the
+ * code reachable from @entry calls nothing and never returns RETURN: no
+ * jump or goto (a kernel rule's is the module's: it hands over) and no
+ * RETURN, for which main would test and call the underflow.  The rules
+ * are walked as emit_function_body() emits them in main, on through the
+ * function starts, up to the first unconditional verdict (where it stops
+ * too, or earlier: at a kernel rule without conditions).
+ */
+static bool chain_inline(const struct ir_table *ir, unsigned int entry)
+{
+	unsigned int i;
+
+	for (i = entry; i < ir->nrules; i++) {
+		const struct ir_rule *r = &ir->rules[i];
+
+		if (!r->kernel && (r->verdict == IRV_JUMP ||
+				   r->verdict == IRV_GOTO ||
+				   r->verdict == IRV_RETURN))
+			return false;
+		if (r->always && verdict_terminal(r->verdict))
+			break;
+	}
+	return true;
 }
 
 /*
@@ -232,7 +261,8 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	struct cg c = { .p = out, .ir = ir, .o = o,
 			.fl = cg_flavor(o->mech), .err = err,
 			.err_len = err_len, .walk_all = -1 };
-	int drop_exit, pass_exit, ret_label, walk_label = -1, r;
+	int drop_exit, pass_exit, ret_label, walk_label = -1, body_label = -1;
+	int r;
 	int *memo = NULL;
 	long opaque_at = -1, opaque_end = -1;
 
@@ -320,25 +350,37 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	EM(&c, BPF_MOV64_IMM(R8, 0));
 	EM(&c, BPF_MOV64_IMM(R9, 0));
 
-	/* r0 = F(entry); if RETURN: r0 = F(underflow) */
-	c.func_queued[entry] = c.func_queued[under] = true;
-	c.queue[c.nqueue++] = entry;
-	if (under != entry)
-		c.queue[c.nqueue++] = under;
-	EM(&c, BPF_MOV64_REG(R1, FP));
-	EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
-	cg_call_next(&c, entry);
-	EM(&c, BPF_CALL_REL(0));
-	/* the verdicts are tested opaquely (see opaque_r0): a hook whose
-	 * chain never returns RETURN, or never accepts, has no dead code */
-	opaque_r0(&c, FP, PI_BASE + PI_ZERO);
-	cg_jmp_imm(&c, BPF_JNE, R0, CG_V_RETURN, ret_label);
-	EM(&c, BPF_MOV64_REG(R1, FP));
-	EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
-	cg_call_next(&c, under);
-	EM(&c, BPF_CALL_REL(0));
-	opaque_r0(&c, FP, PI_BASE + PI_ZERO);
-	cg_place(&c, ret_label);
+	if (chain_inline(ir, entry)) {
+		/* F(entry)'s code after main's end (below), so that the
+		 * prologue's jumps to its exits stay short; its returns jump
+		 * back here, the verdicts tested opaquely as a call's (see
+		 * opaque_r0) */
+		body_label = cg_label(&c);
+		cg_jmp_a(&c, body_label);
+		c.ret_at = (long)c.p->n;
+		opaque_r0(&c, FP, PI_BASE + PI_ZERO);
+	} else {
+		/* r0 = F(entry); if RETURN: r0 = F(underflow) */
+		c.func_queued[entry] = c.func_queued[under] = true;
+		c.queue[c.nqueue++] = entry;
+		if (under != entry)
+			c.queue[c.nqueue++] = under;
+		EM(&c, BPF_MOV64_REG(R1, FP));
+		EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
+		cg_call_next(&c, entry);
+		EM(&c, BPF_CALL_REL(0));
+		/* the verdicts are tested opaquely (see opaque_r0): a hook
+		 * whose chain never returns RETURN, or never accepts, has no
+		 * dead code */
+		opaque_r0(&c, FP, PI_BASE + PI_ZERO);
+		cg_jmp_imm(&c, BPF_JNE, R0, CG_V_RETURN, ret_label);
+		EM(&c, BPF_MOV64_REG(R1, FP));
+		EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
+		cg_call_next(&c, under);
+		EM(&c, BPF_CALL_REL(0));
+		opaque_r0(&c, FP, PI_BASE + PI_ZERO);
+		cg_place(&c, ret_label);
+	}
 	if (c.walks) {
 		walk_label = cg_label(&c);
 		cg_jmp_imm(&c, BPF_JEQ, R0, CG_V_WALK, walk_label);
@@ -367,6 +409,13 @@ int codegen_hook(const struct ir_table *ir, const struct cg_opts *o,
 	if (c.walks) {
 		cg_place(&c, walk_label);
 		emit_main_walk(&c, drop_exit);
+	}
+	if (body_label >= 0) {
+		cg_place(&c, body_label);
+		c.in_main = true;
+		EM(&c, BPF_MOV64_REG(R1, FP));
+		EM(&c, BPF_ALU64_IMM(BPF_ADD, R1, PI_BASE));
+		emit_function(&c, entry);
 	}
 
 	while (c.qhead < c.nqueue && !c.rc)

@@ -199,14 +199,16 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r)
 	switch (r->verdict) {
 	case IRV_ACCEPT:
 		EM(c, BPF_MOV64_IMM(R0, CG_V_ACCEPT));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 		break;
 	case IRV_DROP:
 	case IRV_ERROR:		/* ipt_error(): NF_DROP */
 		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 		break;
 	case IRV_RETURN:
+		if (c->in_main)	/* chain_inline() said no such rule */
+			cg_fail(c, -EFAULT, "internal error: RETURN in main's chain");
 		EM(c, BPF_MOV64_IMM(R0, CG_V_RETURN));
 		EM(c, BPF_EXIT_INSN());
 		break;
@@ -269,7 +271,7 @@ void emit_rule_test(struct cg *c, const struct ir_rule *r,
 	if (hd) {
 		EM(c, BPF_JMP_IMM(BPF_JEQ, R8, 0, 2));
 		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 	}
 	cg_jmp_imm(c, BPF_JNE, R7, 0, next);
 }
@@ -325,7 +327,7 @@ void emit_walk_tails(struct cg *c)
 		EM(c, BPF_STX_MEM(BPF_W, R6, R2, PI_RESUME));
 		EM(c, BPF_ST_MEM(BPF_W, R6, PI_RESUME + 4, 0));
 		EM(c, BPF_MOV64_IMM(R0, CG_V_WALK));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 	}
 	if (c->push_lab >= 0) {	/* stack[1..] = stack[0..]; stack[0] = r2 */
 		cg_place(c, c->push_lab);
@@ -339,7 +341,7 @@ void emit_walk_tails(struct cg *c)
 		EM(c, BPF_ALU64_IMM(BPF_ADD, R3, 1));
 		EM(c, BPF_STX_MEM(BPF_W, R6, R3, PI_RESUME + 4));
 		EM(c, BPF_MOV64_IMM(R0, CG_V_WALK));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 	}
 	c->walk_lab = c->push_lab = -1;
 	c->tail_first = -1;

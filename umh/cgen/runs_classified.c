@@ -122,10 +122,10 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 	emit_count_reg(c);
 	EM(c, BPF_MOV64_REG(R0, R9));
 	EM(c, BPF_ALU64_IMM(BPF_AND, R0, CLS_V_ACCEPT));
-	EM(c, BPF_EXIT_INSN());
+	cg_return(c);
 	cg_place(c, hotdrop);
 	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-	EM(c, BPF_EXIT_INSN());
+	cg_return(c);
 	if (run->walks) {	/* r2 = the offset: the function's walk tail */
 		cg_place(c, walk);
 		EM(c, BPF_MOV64_REG(R2, R8));

@@ -180,14 +180,14 @@ static void emit_key4(struct cg *c, const struct ir_rule *r,
 	EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, slot));
 	if (mask && mask != 0xffffffff)
 		EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)mask));
-	EM(c, BPF_STX_MEM(BPF_W, FP, R2, FP_SET_KEY));
+	EM(c, BPF_STX_MEM(BPF_W, R6, R2, PI_KEY));
 	emit_ld_map(c, R1, map);
-	EM(c, BPF_MOV64_REG(R2, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, FP_SET_KEY));
+	EM(c, BPF_MOV64_REG(R2, R6));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_KEY));
 }
 
 /* The same for IPv6: the packet's address under @r's mask, 16 bytes, in
- * pi's key slot (a rule function's stack holds 8) */
+ * pi's key slot as IPv4's 4 (abi.h) */
 static void emit_key6(struct cg *c, const struct ir_rule *r,
 		      enum cg_set_field f, int map)
 {
@@ -297,7 +297,7 @@ void emit_set_run(struct cg *c, unsigned int func, unsigned int i,
 	if (hd_after) {	/* r8 survives the call; uncounted, as a hotdrop */
 		EM(c, BPF_JMP_IMM(BPF_JEQ, R8, 0, 2));
 		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-		EM(c, BPF_EXIT_INSN());
+		cg_return(c);
 	}
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R0, 0));
 	emit_count_reg(c);

@@ -10,7 +10,8 @@
  * absolute verdict, RETURN, or a jump/goto to another entry's index.  The
  * front end also marks the "function starts": the entries where evaluation
  * can begin (hook entries, underflows, jump/goto targets); the back end emits
- * one BPF subprogram per reachable function start (see cgen/abi.h).
+ * one BPF subprogram per reachable function start, or, where a hook's rules
+ * need no frame, their code inline in the program's main (see cgen/abi.h).
  */
 #ifndef UMH_IR_H
 #define UMH_IR_H
