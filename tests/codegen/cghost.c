@@ -51,6 +51,7 @@ static int gen_hook(const struct flavor *f, const struct ir_table *ir, enum cg_h
 	int r;
 
 	k.direct = f->direct;
+	sh->ir = ir;
 	r = codegen_hook(ir, &o, &h->cg, err, len);
 	if (r)
 		return r;
@@ -182,6 +183,7 @@ out:
 #include "cghost_ip6_ext.h"
 #include "cghost_ip6_set.h"
 #include "cghost_layout.h"
+#include "cghost_cls_hd.h"
 
 int main(int argc, char **argv)
 {
@@ -219,6 +221,7 @@ int main(int argc, char **argv)
 		ip6_set_cases(f);
 		ip6_set_diff(f, 60, 200);
 		layout_cases(f);
+		cls_hd_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

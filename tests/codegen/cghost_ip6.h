@@ -17,6 +17,7 @@
 
 #include <ebpfilter/proto.h>
 
+#include "cgen/abi.h"
 #include "ipt_builder.h"
 
 #define P6_FRAG_LATER	1044	/* a fragment header, offset 8 */
@@ -85,13 +86,21 @@ static int p6_run_ct(struct shared *sh, const struct hprog *h, unsigned char *p,
 	e.pkt = p;
 	e.pkt_len = n;
 	e.headlen = headlen && headlen < n ? headlen : n;
-	(void)sh;
 	if (ip_run(&e, &h->ip, &r)) {
 		snprintf(err, len, "%s", e.err);
 		return -EFAULT;
 	}
-	return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 :
-	       r == EBPF_PROG_WALK ? P6_WALK : -ERANGE;
+	if (r == EBPF_PROG_WALK) {	/* as p6_ref() sees it */
+		struct ref_pkt rp;
+
+		memset(&rp, 0, sizeof(rp));
+		if (ref_pkt_from6(&rp, p, n, CG_IP6_MAX_EXT) < 0)
+			return P6_WALK;
+		strcpy(rp.in, "eth0");
+		rp.ctstate = ct;
+		return shared_module_walk(sh, NF_INET_LOCAL_IN, &rp);
+	}
+	return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 : -ERANGE;
 }
 
 /* the same without a conntrack state (0: no IR_CT_* bit) */

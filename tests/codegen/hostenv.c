@@ -152,6 +152,41 @@ struct cg_counter shared_counter(const struct shared *sh, unsigned int idx)
 	return c;
 }
 
+int shared_module_walk(struct shared *sh, unsigned int nfhook, const struct ref_pkt *rp)
+{
+	struct ebpf_resume from, to;
+	struct cg_counter *ctr;
+	int v = -1;
+
+	if (!sh->ir || !shared_resume(sh, &from))
+		return 2;
+	for (unsigned int i = 0; i < sh->ir->nrules; i++)
+		if (sh->ir->rules[i].off == from.entry) {
+			v = sh->ir->rules[i].kernel ? 2 : 0;
+			break;
+		}
+	if (v)
+		return 2;	/* the kernel's rule, or no rule: as it is */
+	ctr = calloc(sh->ir->nrules, sizeof(*ctr));
+	if (!ctr)
+		return -ENOMEM;
+	memset(&to, 0, sizeof(to));
+	v = ref_resume(sh->ir, nfhook, rp, ctr, &from, &to);
+	for (unsigned int e = 0; e < sh->ir->nrules && sh->have[0]; e++) {
+		struct cg_counter c = shared_counter(sh, e);
+
+		if ((e + 1) * sizeof(c) > sh->counters.value_size)
+			break;
+		c.pkts += ctr[e].pkts;
+		c.bytes += ctr[e].bytes;
+		memcpy(sh->counters.vals + e * sizeof(c), &c, sizeof(c));
+	}
+	free(ctr);
+	if (v == 2)
+		memcpy(sh->resume.vals, &to, sizeof(to));
+	return v < 0 ? -ERANGE : v;
+}
+
 void shared_zero_counters(struct shared *sh)
 {
 	if (sh->have[0])
@@ -211,6 +246,9 @@ static __u32 ref_ctstate(const struct run_opts *ro)
 		       (ro->ct_status & (1 << 5) ? IR_CT_DNAT : 0);
 	return ro->ctinfo == 7 ? IR_CT_UNTRACKED : IR_CT_INVALID;
 }
+
+static void ref_pkt_of(const struct flavor *f, int hook, const struct pkt *p,
+		       const struct run_opts *ro, unsigned char *buf, struct ref_pkt *rp);
 
 int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
 	     int hook, const struct pkt *p, const struct run_opts *ro,
@@ -307,9 +345,14 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 	*raw = r;
 	if (f->mech == CG_NETFILTER)
 		return r == NF_ACCEPT ? 1 : r == NF_DROP ? 0 : -ERANGE;
+	if (f->mech == CG_KMOD && r == EBPF_PROG_WALK) {
+		struct ref_pkt rp;
+
+		ref_pkt_of(f, hook, p, ro, buf, &rp);
+		return shared_module_walk(sh, nfhook[hook], &rp);
+	}
 	if (f->mech == CG_KMOD)
-		return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 :
-		       r == EBPF_PROG_WALK ? 2 : -ERANGE;
+		return r == EBPF_PROG_ACCEPT ? 1 : r == EBPF_PROG_DROP ? 0 : -ERANGE;
 	if ((int)r == TC_ACT_UNSPEC)
 		return 1;
 	return r == TC_ACT_SHOT ? 0 : -ERANGE;
@@ -324,29 +367,37 @@ static void ref_name(char *dst, const char *name)
 		strncpy(dst, name, IFNAMSIZ - 1);
 }
 
-int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
-	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr)
+/* what ip_tables sees of @p in @f's world (host_run()); @buf holds it */
+static void ref_pkt_of(const struct flavor *f, int hook, const struct pkt *p,
+		       const struct run_opts *ro, unsigned char *buf, struct ref_pkt *rp)
 {
 	static const struct run_opts none = { 0 };
-	unsigned char buf[256];
 	unsigned int iplen;
 	size_t n = build_pkt(p, false, buf, &iplen);
-	struct ref_pkt rp;
 
 	if (!ro)
 		ro = &none;
-	memset(&rp, 0, sizeof(rp));
-	ref_pkt_from(&rp, buf, (unsigned int)n);
+	memset(rp, 0, sizeof(*rp));
+	ref_pkt_from(rp, buf, (unsigned int)n);
 	if (f->mech == CG_NETFILTER) {
-		ref_name(rp.in, ro->nf_in);
-		ref_name(rp.out, ro->nf_out ? ro->nf_out : "lo");
-		rp.ctstate = ref_ctstate(ro);
+		ref_name(rp->in, ro->nf_in);
+		ref_name(rp->out, ro->nf_out ? ro->nf_out : "lo");
+		rp->ctstate = ref_ctstate(ro);
 	} else {	/* what the tc and kmod worlds give each hook (host_run()) */
-		ref_name(rp.in, hook == CG_OUTPUT ? NULL : p->in);
-		ref_name(rp.out, hook == CG_INPUT ? NULL : p->out);
+		ref_name(rp->in, hook == CG_OUTPUT ? NULL : p->in);
+		ref_name(rp->out, hook == CG_INPUT ? NULL : p->out);
 		if (f->mech == CG_KMOD)
-			rp.ctstate = ref_ctstate(ro);
+			rp->ctstate = ref_ctstate(ro);
 	}
+}
+
+int host_ref(const struct flavor *f, const struct ir_table *ir, int hook,
+	     const struct pkt *p, const struct run_opts *ro, struct cg_counter *ctr)
+{
+	unsigned char buf[256];
+	struct ref_pkt rp;
+
+	ref_pkt_of(f, hook, p, ro, buf, &rp);
 	memset(&host_ref_walk, 0, sizeof(host_ref_walk));
 	return ref_eval(ir, nfhook[hook], &rp, ctr,
 			f->mech == CG_KMOD ? &host_ref_walk : NULL);

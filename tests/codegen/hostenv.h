@@ -27,7 +27,21 @@ struct flavor {
 struct shared {
 	struct ip_map counters, ifinfo, gen, progs, resume;
 	bool have[5];
+	/* kmod: the table the programs were made of (gen_hook() sets it):
+	 * a program's hand-over at a rule that is no kernel rule (a
+	 * classified run's hotdrop) is walked on by the reference as the
+	 * module would, so a run answers what program + module answer */
+	const struct ir_table *ir;
 };
+
+struct ref_pkt;
+/*
+ * kmod: the module's walk of the record in @sh's resume map for @rp at
+ * @nfhook, if it starts at a rule that is no kernel rule (and @sh->ir):
+ * what it counts added to @sh's counters, its record (if it stops at a
+ * kernel rule) written back; its verdict (1, 0, 2).  Else 2, nothing done.
+ */
+int shared_module_walk(struct shared *sh, unsigned int nfhook, const struct ref_pkt *rp);
 
 /* kmod: the resume record a run that returned EBPF_PROG_WALK left (this
  * one CPU's); false if there is no resume map */

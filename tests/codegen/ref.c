@@ -12,6 +12,8 @@
 
 #include "ref.h"
 
+#define REF_STACK	64	/* jumps deep, more than any valid table */
+
 void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n)
 {
 	unsigned int ihl = (ip[0] & 0xf) * 4, tot = (unsigned int)(ip[2] << 8 | ip[3]);
@@ -214,10 +216,14 @@ static bool match(const struct ir_match *m, const struct ref_pkt *p, bool *hotdr
 	return false;
 }
 
-int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
-	     struct cg_counter *ctr, struct ebpf_resume *walk)
+/* ipt_do_table() from rule @e with the jump stack @stack[0..@depth) (rule
+ * indices, outermost first); as ref_eval() */
+static int eval_from(const struct ir_table *ir, unsigned int nfhook,
+		     const struct ref_pkt *p, struct cg_counter *ctr,
+		     struct ebpf_resume *walk, unsigned int e,
+		     unsigned int *stack, unsigned int depth)
 {
-	unsigned int stack[64], depth = 0, e = ir->hook_entry[nfhook], steps = 0;
+	unsigned int steps = 0;
 	bool hotdrop = false;
 
 	while (e < ir->nrules && steps++ < 1000000) {
@@ -263,7 +269,7 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 			e = depth ? stack[--depth] + 1 : ir->underflow[nfhook];
 			break;
 		case IRV_JUMP:
-			if (depth == sizeof(stack) / sizeof(stack[0]))
+			if (depth == REF_STACK)
 				return -1;
 			stack[depth++] = e;
 			e = r->target;
@@ -279,4 +285,40 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 		}
 	}
 	return -1;		/* fell off the table: not a valid one */
+}
+
+int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
+	     struct cg_counter *ctr, struct ebpf_resume *walk)
+{
+	unsigned int stack[REF_STACK];
+
+	return eval_from(ir, nfhook, p, ctr, walk, ir->hook_entry[nfhook], stack, 0);
+}
+
+/* the index of the rule at blob offset @off, -1 if none */
+static int rule_at(const struct ir_table *ir, __u32 off)
+{
+	for (unsigned int i = 0; i < ir->nrules; i++)
+		if (ir->rules[i].off == off)
+			return (int)i;
+	return -1;
+}
+
+int ref_resume(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
+	       struct cg_counter *ctr, const struct ebpf_resume *from,
+	       struct ebpf_resume *walk)
+{
+	unsigned int stack[REF_STACK];
+	int e = rule_at(ir, from->entry);
+
+	if (e < 0 || from->depth > EBPF_RESUME_MAX_DEPTH)
+		return -1;
+	for (unsigned int k = 0; k < from->depth; k++) {
+		int j = rule_at(ir, from->stack[k]);
+
+		if (j < 0)
+			return -1;
+		stack[k] = (unsigned int)j;
+	}
+	return eval_from(ir, nfhook, p, ctr, walk, (unsigned int)e, stack, from->depth);
 }

@@ -38,6 +38,15 @@ struct ebpf_resume;
 int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
 	     struct cg_counter *ctr, struct ebpf_resume *walk);
 
+/*
+ * The module's walk (kmod) from the record @from a program left: as
+ * ref_eval() from its entry with its jump stack; -1 if a rule it names is
+ * not in @ir.
+ */
+int ref_resume(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
+	       struct cg_counter *ctr, const struct ebpf_resume *from,
+	       struct ebpf_resume *walk);
+
 /* @p's IP packet (@ip, @n bytes from the IP header) as ip_tables sees it */
 void ref_pkt_from(struct ref_pkt *p, const unsigned char *ip, unsigned int n);
 

@@ -107,7 +107,12 @@
  * one hash map per group of rules with the same masks, and the smallest
  * rule index found wins (tuple-space search; classify.c explains why this
  * is ip_tables' first match, hotdrop included); see runs_classified.c.
- * They are tried before set-like runs.
+ * They are tried before set-like runs.  On KMOD, where the run is in main
+ * or the hook may hand packets over anyway, a packet with a tcp/udp
+ * header missing (l4state 2) in a run with tcp/udp rules is handed to
+ * the module's walk at the run's first rule (in main of a hook that hands
+ * nothing else over, the record is written into the resume map there and
+ * main returns EBPF_PROG_WALK); elsewhere the maps hold hotdrop twins.
  *
  * Kernel rules (KMOD only; ir.h's ->kernel: a match or target no emitter
  * serves, or a jump into a chain the kernel walks whole): what the program

@@ -19,7 +19,12 @@
  * whose ipt_ip part holds and whose tcp/udp match finds no header.  Each
  * tcp/udp rule has a second entry, keyed with l4state 2 and ports 0 (what a
  * hotdrop packet's key holds), valued with the hotdrop flag: it competes
- * for "first" like the rule itself.
+ * for "first" like the rule itself.  On the kmod mechanism (run->hd_walk)
+ * there are no such twins: a packet with l4state 2 never matches a tcp/udp
+ * rule's key, and the program hands it to the module's walk at the run's
+ * first rule before any lookup, which is where ipt_do_table() is then; such
+ * packets (a truncated header, a tcp fragment at offset 1) are rare, and
+ * the twins were half of every map of tcp/udp rules.
  * IPv6 (ip6_packet_match()): the addresses are compared as two 8-byte
  * words, ((addr ^ rule) & mask) == 0 (ipv6_masked_addr_cmp()), which is
  * addr & mask == rule & mask: a key of those words, both sides masked; "-p" is in ip.proto only with
@@ -258,6 +263,19 @@ static int find_group(struct cls_run *run, const struct cls_group *g)
 	return (int)run->ngroups++;
 }
 
+bool cls_run_has_l4(const struct ir_table *ir, const struct cls_run *run)
+{
+	unsigned int j;
+
+	for (j = run->start; j < run->start + run->len; j++) {
+		const struct ir_match *l4;
+
+		if (rule_l4(&ir->rules[j], &l4) && l4)
+			return true;
+	}
+	return false;
+}
+
 unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
 		      struct cls_run *run, unsigned char *group)
 {
@@ -475,7 +493,7 @@ int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 			     (rule->kernel ? CLS_V_WALK :
 			      rule->verdict == IRV_ACCEPT ? CLS_V_ACCEPT : 0),
 			.off = rule->off });
-		if (l4) {	/* the kernel's walk would drop it there too */
+		if (l4 && !run->hd_walk) {	/* the kernel's walk would drop it there too */
 			rule_key(rule, &run->g[g], l4, true, key);
 			table_add(&t[g], key, (struct cls_value) {
 				.v = rule->idx << CLS_V_SHIFT | CLS_V_HOTDROP,

@@ -84,6 +84,10 @@ struct cls_group {
 struct cls_run {
 	unsigned int start, len;
 	bool walks;		/* some rule is handed to the kernel */
+	/* KMOD: a packet a tcp/udp match would drop (l4state 2) is handed
+	 * to the kernel's walk at the run's first rule, so the maps hold no
+	 * hotdrop twins (set by the emitter before cls_describe_maps()) */
+	bool hd_walk;
 	unsigned int ngroups;
 	struct cls_group g[CLS_MAX_GROUPS];
 	/* by rule index, the caller's (ir->nrules long): each rule's group,
@@ -103,6 +107,9 @@ bool cls_rule_ok(const struct ir_rule *r);
  */
 unsigned int cls_scan(const struct ir_table *ir, unsigned int i,
 		      struct cls_run *run, unsigned char *group);
+
+/* Does a rule of @run have a tcp/udp match (a key with l4state 1)? */
+bool cls_run_has_l4(const struct ir_table *ir, const struct cls_run *run);
 
 /* Worth it?  Long enough, and several rules per lookup. */
 bool cls_worth(const struct cls_run *run);

@@ -46,33 +46,78 @@ static int cls_slot(enum cls_field f)
  * (from pi.zero: a constant would let the verifier decide the final test
  * on the no-match path), and, in a run with kernel rules, r8 the offset
  * beside it.  Then: nothing found -> next rule;
- * hotdrop -> DROP uncounted; a kernel rule -> the walk from its offset
+ * hotdrop (a twin's value; none with run->hd_walk) -> DROP uncounted; a kernel rule -> the walk from its offset
  * (uncounted: the walk counts it, abi.h "Kernel rules"); else count the
  * rule, return its verdict.
  */
+/*
+ * KMOD, a run with tcp/udp rules (run->hd_walk; classify.c, "Hotdrop"): a
+ * packet with l4state 2 goes to the module's walk at the run's first rule.
+ * In a hook that may hand packets over anyway (c->walks) through the
+ * function's walk tail; in main's inline chain of one that does not, the
+ * record goes straight into the resume map and main returns the walk (no
+ * return path waits for a CG_V_WALK there).
+ */
+static void emit_hd_hand_over(struct cg *c, const struct cls_run *run)
+{
+	int off = (int)c->ir->rules[run->start].off;
+	int go = cg_label(c), map, i;
+
+	EM(c, BPF_LDX_MEM(BPF_B, R2, R6, PI_PL4 + 1));
+	cg_jmp_imm(c, BPF_JNE, R2, CLS_L4_HOTDROP, go);
+	if (c->walks) {
+		EM(c, BPF_MOV64_IMM(R2, off));
+		cg_jmp_a(c, c->walk_lab);
+	} else {
+		map = cg_shared_map(c, CG_MAP_RESUME);
+		EM(c, BPF_ST_MEM(BPF_W, R6, PI_RESUME_KEY, 0));
+		emit_ld_map(c, R1, map);
+		EM(c, BPF_MOV64_REG(R2, R6));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_RESUME_KEY));
+		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+		EM(c, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
+		EM(c, BPF_MOV64_IMM(R0, c->fl->ret_drop));	/* cannot happen */
+		EM(c, BPF_EXIT_INSN());
+		for (i = 0; i < CG_RESUME_SIZE; i += 8)
+			EM(c, BPF_ST_MEM(BPF_DW, R0, i, 0));
+		EM(c, BPF_ST_MEM(BPF_W, R0, 0, off));	/* entry; depth 0 */
+		EM(c, BPF_MOV64_IMM(R0, c->fl->ret_walk));
+		EM(c, BPF_EXIT_INSN());
+	}
+	cg_place(c, go);
+}
+
 void emit_cls_run(struct cg *c, struct cls_run *run)
 {
-	int next = cg_label(c), hotdrop = cg_label(c), walk = -1;
+	int next = cg_label(c), hotdrop = -1, walk = -1;
 	unsigned int g, k;
-	int r = cls_describe_maps(c->ir, run, c->p, c->err, c->err_len);
+	int r;
 
+	run->hd_walk = c->fl->ret_walk && (c->walks || c->in_main) &&
+		       cls_run_has_l4(c->ir, run);
+	r = cls_describe_maps(c->ir, run, c->p, c->err, c->err_len);
 	if (r) {
 		if (!c->rc)
 			c->rc = r;	/* the reason is in c->err */
 		return;
 	}
-	if (run->walks) {
-		if (!c->walks) {	/* cannot happen: the hook would walk */
-			cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs it",
-				run->start);
-			return;
-		}
-		walk = cg_label(c);
+	if (run->walks && !c->walks) {	/* cannot happen: the hook would walk */
+		cg_fail(c, -EOPNOTSUPP, "rule %u: only the kernel runs it",
+			run->start);
+		return;
+	}
+	if (run->walks || (run->hd_walk && c->walks)) {
 		if (c->walk_lab < 0)
 			c->walk_lab = cg_label(c);
 		if (c->tail_first < 0)
 			c->tail_first = (long)c->p->n;
 	}
+	if (run->walks)
+		walk = cg_label(c);
+	if (run->hd_walk)
+		emit_hd_hand_over(c, run);
+	else
+		hotdrop = cg_label(c);
 	EM(c, BPF_LDX_MEM(BPF_DW, R9, R6, PI_ZERO));
 	EM(c, BPF_ALU64_IMM(BPF_SUB, R9, 1));
 	if (run->walks)	/* written with r9, but the verifier cannot know */
@@ -114,7 +159,8 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 		cg_place(c, skip);
 	}
 	cg_jmp_imm(c, BPF_JEQ, R9, -1, next);
-	cg_jmp_imm(c, BPF_JSET, R9, CLS_V_HOTDROP, hotdrop);
+	if (hotdrop >= 0)
+		cg_jmp_imm(c, BPF_JSET, R9, CLS_V_HOTDROP, hotdrop);
 	if (run->walks)
 		cg_jmp_imm(c, BPF_JSET, R9, CLS_V_WALK, walk);
 	EM(c, BPF_MOV64_REG(R2, R9));
@@ -123,9 +169,11 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 	EM(c, BPF_MOV64_REG(R0, R9));
 	EM(c, BPF_ALU64_IMM(BPF_AND, R0, CLS_V_ACCEPT));
 	cg_return(c);
-	cg_place(c, hotdrop);
-	EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
-	cg_return(c);
+	if (hotdrop >= 0) {
+		cg_place(c, hotdrop);
+		EM(c, BPF_MOV64_IMM(R0, CG_V_DROP));
+		cg_return(c);
+	}
 	if (run->walks) {	/* r2 = the offset: the function's walk tail */
 		cg_place(c, walk);
 		EM(c, BPF_MOV64_REG(R2, R8));

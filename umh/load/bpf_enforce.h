@@ -70,12 +70,14 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p,
 int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
 		  int *fd, char *err, size_t err_len);
-/* The same with the resume map a kmod program that stops at a kernel rule
- * writes (@resume_fd; -1: none, such a hook is refused), and the table's
- * kept maps (@keep, map_keep.h; NULL: every map made anew). */
+/* The same with the resume map a kmod program that hands packets to the
+ * module's walk writes (*@resume_fd; made here if -1 and the program
+ * needs it, the caller closes it; NULL: none, such a hook is refused),
+ * and the table's kept maps (@keep, map_keep.h; NULL: every map made
+ * anew). */
 int enf_load_hook_resume(const struct ir_table *ir,
 			 const struct enf_kernel *ek, enum cg_hook hook,
-			 int counters_fd, int ifinfo_fd, int resume_fd,
+			 int counters_fd, int ifinfo_fd, int *resume_fd,
 			 struct enf_map_keep *keep, int *fd, char *err,
 			 size_t err_len);
 /* kmod's resume map (CG_MAP_RESUME: a per-CPU array of one struct

@@ -428,7 +428,7 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 
 	for (h = 0; h < CG_NHOOKS && !r; h++)
 		r = enf_load_hook_resume(ir, &S.ek, (enum cg_hook)h, ctr,
-					 S.o.ifinfo_fd, -1, keep, &fds[h], err,
+					 S.o.ifinfo_fd, NULL, keep, &fds[h], err,
 					 err_len);
 	for (h = 0; h < CG_NHOOKS && !r; h++) {
 		slot = gen * CG_NHOOKS + h;
@@ -601,7 +601,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		 * walk is ip_tables' own, so the table is never refused for
 		 * what a program cannot do */
 		if (enf_load_hook_resume(&ir, &S.ek, (enum cg_hook)h, ctr,
-					 S.o.ifinfo_fd, resume, &e->keep,
+					 S.o.ifinfo_fd, &resume, &e->keep,
 					 &fds[h], err, err_len))
 			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
 				 nfhook[h], err);

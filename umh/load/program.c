@@ -265,17 +265,27 @@ int enf_load(enum cg_mech mech, const struct cg_prog *p,
 	return r;
 }
 
+static bool prog_uses(const struct cg_prog *p, enum cg_map_source source)
+{
+	unsigned int k;
+
+	for (k = 0; k < p->nmaps; k++)
+		if (p->maps[k].source == source)
+			return true;
+	return false;
+}
+
 int enf_load_hook(const struct ir_table *ir, const struct enf_kernel *ek,
 		  enum cg_hook hook, int counters_fd, int ifinfo_fd,
 		  int *fd, char *err, size_t err_len)
 {
-	return enf_load_hook_resume(ir, ek, hook, counters_fd, ifinfo_fd, -1,
+	return enf_load_hook_resume(ir, ek, hook, counters_fd, ifinfo_fd, NULL,
 				    NULL, fd, err, err_len);
 }
 
 int enf_load_hook_resume(const struct ir_table *ir,
 			 const struct enf_kernel *ek, enum cg_hook hook,
-			 int counters_fd, int ifinfo_fd, int resume_fd,
+			 int counters_fd, int ifinfo_fd, int *resume_fd,
 			 struct enf_map_keep *keep, int *fd, char *err,
 			 size_t err_len)
 {
@@ -289,7 +299,7 @@ int enf_load_hook_resume(const struct ir_table *ir,
 	};
 	struct enf_maps shared = { .counters = counters_fd,
 				   .ifinfo = ifinfo_fd, .gen = -1,
-				   .progs = -1, .resume = resume_fd,
+				   .progs = -1, .resume = -1,
 				   .keep = keep };
 	struct cg_prog p;
 	int r;
@@ -298,6 +308,20 @@ int enf_load_hook_resume(const struct ir_table *ir,
 	r = codegen_hook(ir, &o, &p, err, err_len);	/* checks @hook */
 	if (r)
 		return r;
+	if (resume_fd && *resume_fd < 0 && prog_uses(&p, CG_MAP_RESUME)) {
+		/* a kmod program that hands some packets over (a kernel
+		 * rule, a classified run's hotdrop) though the caller did
+		 * not expect it: the table's map, made on first use */
+		*resume_fd = enf_resume_create();
+		if (*resume_fd < 0) {
+			r = *resume_fd;
+			*resume_fd = -1;
+			snprintf(err, err_len, "resume map: %s", strerror(-r));
+			cg_prog_free(&p);
+			return r;
+		}
+	}
+	shared.resume = resume_fd ? *resume_fd : -1;
 	r = enf_load(ek->mech, &p, &shared, names[hook], fd, err, err_len);
 	phase_to(PH_CODEGEN);
 	cg_prog_free(&p);
