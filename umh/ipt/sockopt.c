@@ -90,7 +90,9 @@ static int get_entries(const void *in, size_t in_len, size_t user_len,
 		err = -ENOMEM;
 		goto out;
 	}
-	memcpy(p, t->blob.entries, t->blob.size);
+	err = ipt_blob_copy(&t->blob, p);
+	if (err)
+		goto out;
 	for (off = 0, i = 0; off < t->blob.size; i++) {
 		memcpy(ipt_e_counters(t->family, p + off), &c[i], sizeof(c[i]));
 		off += ipt_e_next_offset(t->family, p + off);

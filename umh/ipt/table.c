@@ -255,7 +255,7 @@ struct ipt_stored_table *ipt_table_find(const char *name)
 {
 	struct ipt_stored_table *t = ipt_table_slot(name);
 
-	return t && t->blob.entries ? t : NULL;
+	return t && ipt_blob_present(&t->blob) ? t : NULL;
 }
 
 struct ipt_stored_table *ipt_ns_table_at(struct ipt_ns *ns, unsigned int n)
@@ -288,7 +288,7 @@ int ipt_table_use(const char *name, struct ipt_stored_table **out)
 	*out = t;
 	if (!t)
 		return -ENOENT;
-	if (t->blob.entries)
+	if (ipt_blob_present(&t->blob))
 		return 0;	/* made before */
 	if (!(backend_tables() & (1u << t->index)) ||
 	    build_initial_table(t, &initial))
@@ -364,7 +364,7 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 		memcpy(nbase, base, nb->num_entries * sizeof(*nbase));
 	/* without read_retired_counters, the old counts before the switch:
 	 * what the old rules count until it is lost */
-	if (old && t->blob.entries && !retired) {
+	if (old && ipt_blob_present(&t->blob) && !retired) {
 		err = ipt_table_read_counters(t, old);
 		if (err)
 			goto fail;
@@ -383,7 +383,7 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	/* the old rules' counts to the end: they run no more (without old
 	 * counters wanted, the backend only lets go of them) */
 	if (retired) {
-		bool want = old && t->blob.entries;
+		bool want = old && ipt_blob_present(&t->blob);
 
 		if (want)
 			memcpy(old, t->base, t->blob.num_entries * sizeof(*old));
@@ -528,16 +528,19 @@ static int commit_pending(struct ipt_stored_table *t)
 	struct ipt_blob b;
 	int err;
 
-	if (t->committed || !t->blob.entries)
+	if (t->committed || !ipt_blob_present(&t->blob))
 		return 0;
 	/* Commit a copy: ipt_table_commit() takes ownership on success. */
 	b = t->blob;
 	b.lent = false;
+	b.z = NULL;
+	b.zsize = 0;
 	b.entries = bigmem_alloc(b.size);	/* as ipt_translate()'s */
 	if (!b.entries)
 		return -ENOMEM;
-	memcpy(b.entries, t->blob.entries, b.size);
-	err = ipt_table_commit(t, &b, t->base, NULL);
+	err = ipt_blob_copy(&t->blob, b.entries);
+	if (!err)
+		err = ipt_table_commit(t, &b, t->base, NULL);
 	if (err)
 		bigmem_free(b.entries);
 	return err;

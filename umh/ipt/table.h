@@ -51,9 +51,14 @@
  *               the vault (ipt_state_lend_tables()), read only: a
  *               committed table's entries are kept once in the helper,
  *               not twice (issue 17's memory per namespace)
+ * @z, @zsize:   lent from a deflated record (ipt/state.c): @entries is
+ *               NULL and the @zsize bytes at @z inflate to the @size
+ *               bytes of entries; read them with ipt_blob_copy()
  */
 struct ipt_blob {
 	unsigned char *entries;
+	const unsigned char *z;
+	unsigned int zsize;
 	unsigned int size;
 	unsigned int num_entries;
 	unsigned int hook_entry[NF_INET_NUMHOOKS];
@@ -79,6 +84,22 @@ int ipt_translate_family(const struct ipt_family *f,
 			 const struct ipt_replace *repl, const void *entries,
 			 struct ipt_blob *out);
 void ipt_blob_free(struct ipt_blob *b);
+/* Does @b hold a table (own entries, or lent ones, deflated or not)? */
+static inline bool ipt_blob_present(const struct ipt_blob *b)
+{
+	return b->entries || b->z;
+}
+/* @b's @size bytes of entries into @dst: 0, or -EIO (a deflated record
+ * that does not inflate to exactly them) */
+int ipt_blob_copy(const struct ipt_blob *b, void *dst);
+/*
+ * Deflate @n bytes at @src into @dst (@cap bytes): the deflated length,
+ * or 0 if that is no shorter than @n or does not fit (store them as they
+ * are).  ipt_inflate(): exactly @n bytes at @dst from the @zn at @src, or
+ * -EIO.  zlib's raw deflate, level 1: a record per commit (ipt/state.c).
+ */
+size_t ipt_deflate(const void *src, size_t n, void *dst, size_t cap);
+int ipt_inflate(const void *src, size_t zn, void *dst, size_t n);
 /* Only @b's entries (our copy; nothing for lent ones): @b->entries NULL. */
 void ipt_blob_free_entries(struct ipt_blob *b);
 

@@ -330,6 +330,8 @@ void ipt_blob_free_entries(struct ipt_blob *b)
 	if (!b->lent)
 		bigmem_free(b->entries);
 	b->entries = NULL;
+	b->z = NULL;
+	b->zsize = 0;
 	b->lent = false;
 }
 

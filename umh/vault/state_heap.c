@@ -28,7 +28,8 @@
  * are 32-bit), and grows in place.  So a record's address stays good as
  * long as the record is kept, and the helper serves a committed table's
  * entries from its record instead of a copy of its own
- * (ipt_state_lend_tables()).
+ * (ipt_state_lend_tables()); a record is deflated where that makes it
+ * shorter (ipt/state.c, ipt/blob_z.c).
  */
 #define _GNU_SOURCE
 #include <errno.h>
