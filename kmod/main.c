@@ -51,15 +51,38 @@ module_param(phase_timing, bool, 0444);
 MODULE_PARM_DESC(phase_timing,
 		 "Have the helper log where its requests' time goes (bench/README.md); off: no clock is read");
 
-bool serve_ipv6;
-module_param_named(ipv6, serve_ipv6, bool, 0444);
-MODULE_PARM_DESC(ipv6,
-		 "Serve ip6tables-legacy too (ip6_tables' sockopts and tables; its rules walked by the module, no BPF yet)");
+/*
+ * IPv6 is served by default, as IPv4 is, where it can be: the tc and
+ * netfilter mechanisms have no IPv6 tables, so a load that names one of
+ * them and says nothing of ipv6 serves IPv4 only; ipv6=1 with them is
+ * refused at the handshake (supervisor.c).  ipv6_given tells the two
+ * apart; the parameter reads Y or N as a bool's (packaging/modprobe.d
+ * greps it).
+ */
+bool serve_ipv6 = true;
+static bool ipv6_given;
 
-bool compile_ipv6;
+static int ipv6_param_set(const char *val, const struct kernel_param *kp)
+{
+	ipv6_given = true;
+	return param_set_bool(val, kp);
+}
+
+static const struct kernel_param_ops ipv6_param_ops = {
+	.flags = KERNEL_PARAM_OPS_FL_NOARG,
+	.set = ipv6_param_set,
+	.get = param_get_bool,
+};
+
+module_param_cb(ipv6, &ipv6_param_ops, &serve_ipv6, 0444);
+__MODULE_PARM_TYPE(ipv6, "bool");
+MODULE_PARM_DESC(ipv6,
+		 "Serve ip6tables-legacy too: ip6_tables' sockopts and tables (default Y; N with mechanism tc or netfilter, which have no IPv6 tables)");
+
+bool compile_ipv6 = true;
 module_param_named(ipv6_bpf, compile_ipv6, bool, 0444);
 MODULE_PARM_DESC(ipv6_bpf,
-		 "With ipv6=1: let the helper's BPF programs decide IPv6 hooks where it compiles them (first slice, issue 18); off: the module walks every IPv6 rule");
+		 "With ipv6: let the helper's BPF programs decide IPv6 hooks where it compiles them (default Y); N: the module walks every IPv6 rule");
 
 char *mechanism = "auto";
 module_param(mechanism, charp, 0444);
@@ -75,6 +98,8 @@ static int __init ebpfilter_init(void)
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}
+	if (!ipv6_given && (!strcmp(mechanism, "tc") || !strcmp(mechanism, "netfilter")))
+		serve_ipv6 = false;
 	err = ebpf_xt_init();
 	if (err) {
 		pr_err("not loaded: cannot register the built-in extensions (%d)\n", err);
@@ -96,7 +121,8 @@ static int __init ebpfilter_init(void)
 		goto unregister;
 	pr_info("loaded (module %s, blob-exec %s, helper pid %d, IPv6 %s)\n",
 		EBPFILTER_VERSION, EBPF_UMD_MECHANISM, ebpf_sup_helper_pid(),
-		serve_ipv6 ? "served (ip6tables-legacy)" : "not served (ipv6=0)");
+		serve_ipv6 ? "served (ip6tables-legacy)" :
+		ipv6_given ? "not served (ipv6=0)" : "not served (mechanism has no IPv6 tables)");
 	return 0;
 
 unregister:

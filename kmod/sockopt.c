@@ -398,7 +398,7 @@ int ebpf_sockopt_register(void)
 		return 0;
 	err = nf_register_sockopt(&ebpf_sockopts6);
 	if (err == -EBUSY)
-		pr_err("the ip6tables sockopts are taken, most likely by ip6_tables: unload it first (modprobe -r ip6table_filter ip6_tables) and keep it from auto-loading, or load ebpfilter without ipv6=1\n");
+		pr_err("the ip6tables sockopts are taken, most likely by ip6_tables: unload it first (modprobe -r ip6table_filter ip6_tables) and keep it from auto-loading, or load ebpfilter with ipv6=0 (IPv4 only)\n");
 	else if (err)
 		pr_err("cannot register the ip6tables sockopts (%d)\n", err);
 	if (err)

@@ -308,7 +308,7 @@ static int handshake_locked(void)
 		   !(((const struct ebpf_hello *)x.data)->features &
 		     EBPF_FEAT_IP6T)) {
 		/* the tc and netfilter mechanisms have no IPv6 tables */
-		pr_err("ipv6=1, but the helper does not serve IPv6 with mechanism %s: load with mechanism=kmod (or auto) or without ipv6=1\n",
+		pr_err("ipv6=Y, but the helper does not serve IPv6 with mechanism %s: load with mechanism=kmod (or auto) or with ipv6=0\n",
 		       mechanism);
 		err = -EOPNOTSUPP;
 	} else {

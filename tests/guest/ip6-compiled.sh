@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Compiled IPv6 (issue 18, first slice): loaded with ipv6=1 ipv6_bpf=1,
+# Compiled IPv6 (issue 18): loaded with the defaults (ipv6=Y ipv6_bpf=Y),
 # the helper compiles an IPv6 filter table and its program decides the
 # hook: an ebpf_output program exists once IPv6 OUTPUT rules do (the IPv4
 # filter table has only its policies, so no program: it is the IPv6
@@ -14,13 +14,14 @@
 # state/conntrack and a set-like run of gotos: their packets decided by
 # the program, none handed over to the module's walk (the resume maps
 # stay zero), which a rule with an hl match then is.
-# IP6_COMPILED_PARAMS overrides the module parameters (the check that the
-# test fails with ipv6_bpf off: "ipv6=1").
+# Loaded with the module's defaults (ipv6=Y ipv6_bpf=Y): what a plain
+# `modprobe ebpfilter` gives.  IP6_COMPILED_PARAMS overrides them (the
+# check that the test fails with ipv6_bpf off: "ipv6_bpf=0").
 # run-all-cost: 20
 . tests/guest/lib-ebpfilter.sh
 IPT6=ip6tables-legacy
 BPFTOOL=${BPFTOOL:-/usr/sbin/bpftool}
-PARAMS=${IP6_COMPILED_PARAMS:-ipv6=1 ipv6_bpf=1}
+PARAMS=${IP6_COMPILED_PARAMS-}
 
 runs() {	# run_cnt summed over the ebpf_output programs
 	local out
@@ -37,7 +38,7 @@ pkts() {	# pkts N: the packet count of OUTPUT's rule N
 ebpf_install
 ip link set lo up
 dmesg_mark
-modprobe ebpfilter $PARAMS || fail "modprobe ebpfilter $PARAMS"
+modprobe ebpfilter $PARAMS || fail "modprobe ebpfilter${PARAMS:+ $PARAMS}"
 wait_for 5 dmesg_has "enforcement: kmod hooks" || fail "no kmod mechanism line"
 sysctl -qw kernel.bpf_stats_enabled=1 || fail "no bpf_stats_enabled"
 
@@ -48,7 +49,7 @@ $IPT6 -A OUTPUT -s ::1/128 -p tcp --dport 7 -j ACCEPT || fail "ip6tables -A tcp"
 # the IPv4 filter table (made at load) is only its policies: no program
 [ "$(iptables-legacy -S | grep -c '^-A')" = 0 ] || fail "IPv4 rules exist"
 n=$(bpf_count prog 'name ebpf_output') || exit 1
-[ "$n" -ge 1 ] || fail "no program for the IPv6 OUTPUT hook ($PARAMS)"
+[ "$n" -ge 1 ] || fail "no program for the IPv6 OUTPUT hook (${PARAMS:-the defaults})"
 note "IPv6 OUTPUT program loaded ($n)"
 
 before=$(runs)

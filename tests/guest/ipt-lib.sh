@@ -102,15 +102,16 @@ ipt6_require_module() {
 }
 
 # use_ebpfilter: load ebpfilter for IPT_FAMILY (EBPF_MODPARAMS: more module
-# parameters, e.g. mechanism=tc).  IPv6 is served with ipv6=1; its rules
-# are walked by the module by default, compiled with ipv6_bpf=1: the IPv6
-# tests run both in `make check`, the walk in the core tier (6.1) and the
-# compiled programs in the reduced tier (6.12), unless EBPF_MODPARAMS says.
+# parameters, e.g. mechanism=tc).  IPv6 is served by default (ipv6=Y, said
+# here anyway), its rules compiled (ipv6_bpf=Y) where the helper can and
+# walked by the module elsewhere; with ipv6_bpf=0 the module walks them
+# all.  The IPv6 tests run both in `make check`: the walk in the core tier
+# (6.1), the default in the others, unless EBPF_MODPARAMS says.
 use_ebpfilter() {
 	local v6=
 	[ "$IPT_FAMILY" = 6 ] && v6=ipv6=1
-	[ "$IPT_FAMILY" = 6 ] && [ "${EBPF_TIER:-}" = reduced ] &&
-		case " ${EBPF_MODPARAMS:-} " in *" ipv6_bpf="*) ;; *) v6="$v6 ipv6_bpf=1" ;; esac
+	[ "$IPT_FAMILY" = 6 ] && [ "${EBPF_TIER:-}" = core ] &&
+		case " ${EBPF_MODPARAMS:-} " in *" ipv6_bpf="*) ;; *) v6="$v6 ipv6_bpf=0" ;; esac
 	ebpf_install
 	modprobe ebpfilter ${EBPF_MODPARAMS:-} $v6 || fail "cannot load ebpfilter"
 	wait_for 10 test -e $IPT_NAMES || fail "no $IPT_NAMES from ebpfilter"

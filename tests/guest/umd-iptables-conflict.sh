@@ -2,9 +2,11 @@
 # With ip_tables loaded the iptables sockopts are taken: modprobe ebpfilter
 # fails with -EBUSY and a dmesg line saying what to do; nothing is left.
 # The same for IPv6 (issue 18), when the module has the ipv6 parameter:
-# with ip6_tables loaded ipv6=1 is refused with its own dmesg line, ipv6=0
-# loads beside it and serves IPv4; with ipv6=1 loaded, modprobe.d refuses
-# ip6_tables.
+# with ip6_tables loaded the default (ipv6=Y) and ipv6=1 are refused with
+# their own dmesg line, ipv6=0 loads beside it and serves IPv4; with IPv6
+# served, modprobe.d refuses ip6_tables.  The tc mechanism has no IPv6
+# tables: loaded with it and no ipv6 parameter, IPv6 is not served (and
+# ip6_tables may load beside it); with ipv6=1 too, the load is refused.
 . tests/guest/ipt-lib.sh
 
 # refused_beside CORE DMESG [PARAM]: with CORE loaded, modprobe ebpfilter
@@ -44,15 +46,38 @@ modprobe -r ebpfilter
 assert_nothing_left
 ebpf_has_ipv6 || { note "no ipv6 parameter: the IPv6 half not tested"; exit 0; }
 
+refused_beside ip6_tables "the ip6tables sockopts are taken, most likely by ip6_tables"
 refused_beside ip6_tables "the ip6tables sockopts are taken, most likely by ip6_tables" ipv6=1
 modprobe ebpfilter ipv6=0 || fail "ipv6=0 refused beside ip6_tables"
+[ "$(cat /sys/module/ebpfilter/parameters/ipv6)" = N ] || fail "ipv6=0 reads $(cat /sys/module/ebpfilter/parameters/ipv6)"
 dmesg_has "ebpfilter: loaded.*IPv6 not served" ||
 	fail "the load line does not say IPv6 is not served"
 request_ok || fail "IPv4 not served with ipv6=0"
 modprobe -r ebpfilter ip6_tables || fail "cannot unload ebpfilter and ip6_tables"
-modprobe ebpfilter ipv6=1 || fail "no ipv6=1 load after ip6_tables left"
+dmesg_mark
+modprobe ebpfilter || fail "no load (ipv6 by default) after ip6_tables left"
 dmesg_has "ebpfilter: loaded.*IPv6 served" || fail "the load line does not say IPv6 is served"
+[ "$(cat /sys/module/ebpfilter/parameters/ipv6)" = Y ] || fail "the default reads $(cat /sys/module/ebpfilter/parameters/ipv6)"
 refused_core ip6_tables "ebpfilter is loaded with ipv6=Y"
-ip6tables-legacy -S >/dev/null || fail "ip6tables-legacy under ebpfilter ipv6=1"
+ip6tables-legacy -S >/dev/null || fail "ip6tables-legacy under ebpfilter's default"
 modprobe -r ebpfilter
+assert_nothing_left
+
+# mechanism=tc: IPv4 only unless asked, and then refused
+dmesg_mark
+modprobe ebpfilter mechanism=tc || fail "mechanism=tc refused"
+dmesg_has "ebpfilter: loaded.*IPv6 not served (mechanism has no IPv6 tables)" ||
+	fail "the load line with mechanism=tc does not say IPv6 is not served"
+[ "$(cat /sys/module/ebpfilter/parameters/ipv6)" = N ] || fail "ipv6 reads Y with mechanism=tc"
+request_ok || fail "IPv4 not served with mechanism=tc"
+modprobe -r ebpfilter
+assert_nothing_left
+dmesg_mark
+if modprobe ebpfilter mechanism=tc ipv6=1 2>/tmp/err; then
+	fail "mechanism=tc ipv6=1 loaded"
+fi
+dmesg_has "ipv6=Y, but the helper does not serve IPv6 with mechanism tc" ||
+	fail "no explanation in dmesg for mechanism=tc ipv6=1"
+sleep 0.5
+[ "$(helper_count)" = 0 ] || fail "helper left after mechanism=tc ipv6=1"
 assert_nothing_left

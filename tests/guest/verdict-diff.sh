@@ -218,7 +218,7 @@ if [ "${VERDICT_BOTH_IP_TABLES:-}" = 1 ]; then
 else
 	use_ebpfilter
 	mech=$(verdict_mech)
-	# IPv6: walked or compiled (use_ebpfilter: ipv6_bpf in the reduced tier)
+	# IPv6: walked or compiled (use_ebpfilter: ipv6_bpf=0 in the core tier)
 	[ "$IPT_FAMILY" = 6 ] &&
 		note "ebpfilter ipv6_bpf: $(cat /sys/module/ebpfilter/parameters/ipv6_bpf 2>/dev/null)"
 fi
