@@ -156,16 +156,12 @@ int shared_module_walk(struct shared *sh, unsigned int nfhook, const struct ref_
 {
 	struct ebpf_resume from, to;
 	struct cg_counter *ctr;
-	int v = -1;
+	int v;
 
 	if (!sh->ir || !shared_resume(sh, &from))
 		return 2;
-	for (unsigned int i = 0; i < sh->ir->nrules; i++)
-		if (sh->ir->rules[i].off == from.entry) {
-			v = sh->ir->rules[i].kernel ? 2 : 0;
-			break;
-		}
-	if (v)
+	v = ref_rule_at(sh->ir, from.entry);
+	if (v < 0 || sh->ir->rules[v].kernel)
 		return 2;	/* the kernel's rule, or no rule: as it is */
 	ctr = calloc(sh->ir->nrules, sizeof(*ctr));
 	if (!ctr)

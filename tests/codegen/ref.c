@@ -296,7 +296,7 @@ int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pk
 }
 
 /* the index of the rule at blob offset @off, -1 if none */
-static int rule_at(const struct ir_table *ir, __u32 off)
+int ref_rule_at(const struct ir_table *ir, __u32 off)
 {
 	for (unsigned int i = 0; i < ir->nrules; i++)
 		if (ir->rules[i].off == off)
@@ -309,12 +309,12 @@ int ref_resume(const struct ir_table *ir, unsigned int nfhook, const struct ref_
 	       struct ebpf_resume *walk)
 {
 	unsigned int stack[REF_STACK];
-	int e = rule_at(ir, from->entry);
+	int e = ref_rule_at(ir, from->entry);
 
 	if (e < 0 || from->depth > EBPF_RESUME_MAX_DEPTH)
 		return -1;
 	for (unsigned int k = 0; k < from->depth; k++) {
-		int j = rule_at(ir, from->stack[k]);
+		int j = ref_rule_at(ir, from->stack[k]);
 
 		if (j < 0)
 			return -1;

@@ -38,6 +38,9 @@ struct ebpf_resume;
 int ref_eval(const struct ir_table *ir, unsigned int nfhook, const struct ref_pkt *p,
 	     struct cg_counter *ctr, struct ebpf_resume *walk);
 
+/* the index of the rule at blob offset @off, -1 if none */
+int ref_rule_at(const struct ir_table *ir, __u32 off);
+
 /*
  * The module's walk (kmod) from the record @from a program left: as
  * ref_eval() from its entry with its jump stack; -1 if a rule it names is
