@@ -393,31 +393,76 @@ void test_snapshot_untrusted(void)
 #undef RESTORE_FAILS
 }
 
-void test_big_table(void)
+/* @n tcp rules in INPUT (one port each), as iptables-restore sends them */
+static void tb_tcp_rules(struct tb *t, unsigned int n)
 {
 	struct xt_tcp tcp = { .spts = { 0, 0xffff } };
-	struct buf out = { 0 };
-	struct tb t;
 	unsigned int i;
 
-	/* 10,000 rules as iptables-restore would send them */
-	tb_init(&t);
-	tb_hook(&t, NF_INET_LOCAL_IN);
-	for (i = 0; i < 10000; i++) {
+	tb_init(t);
+	tb_hook(t, NF_INET_LOCAL_IN);
+	for (i = 0; i < n; i++) {
 		tcp.dpts[0] = tcp.dpts[1] = i;
-		tb_begin(&t, &ip_tcp);
-		tb_match(&t, "tcp", 0, &tcp, sizeof(tcp));
-		tb_std(&t, V_ACCEPT);
+		tb_begin(t, &ip_tcp);
+		tb_match(t, "tcp", 0, &tcp, sizeof(tcp));
+		tb_std(t, V_ACCEPT);
 	}
-	tb_policy(&t, NF_INET_LOCAL_IN, V_ACCEPT);
-	tb_policy(&t, NF_INET_FORWARD, V_ACCEPT);
-	tb_policy(&t, NF_INET_LOCAL_OUT, V_ACCEPT);
-	tb_finish(&t);
+	tb_policy(t, NF_INET_LOCAL_IN, V_ACCEPT);
+	tb_policy(t, NF_INET_FORWARD, V_ACCEPT);
+	tb_policy(t, NF_INET_LOCAL_OUT, V_ACCEPT);
+	tb_finish(t);
+}
+
+void test_big_table(void)
+{
+	struct buf out = { 0 };
+	struct tb t;
+
+	tb_tcp_rules(&t, 10000);
 	CHECK_ERR(replace_tb(&t, "filter", FILTER_HOOKS, 4, NULL), 0);
 	CHECK(cur_entries() == 10004);
 	CHECK_ERR(get_entries("filter", t.b.len, &out), 0);
 	CHECK(out.len == t.b.len);
 	buf_free(&out);
+	tb_free(&t);
+}
+
+/* the deflated size in a table's saved record (0: saved raw) */
+static uint32_t saved_zsize(const char *name)
+{
+	const struct ipt_stored_table *st = ipt_table_find(name);
+	struct buf rec = { 0 };
+	uint32_t zsize = 0;
+
+	CHECK(st != NULL);
+	if (st) {
+		CHECK_ERR(ipt_state_save_table(st, &rec), 0);
+		CHECK(rec.len >= ST_LEN);
+		if (rec.len >= ST_LEN)
+			memcpy(&zsize, rec.data + ST_ZSIZE_AT, 4);
+	}
+	buf_free(&rec);
+	return zsize;
+}
+
+/*
+ * Which records are deflated (issue 17 against issue 20): a namespace's
+ * 100-rule table (~20 KiB of entries) is, a 1,000-rule one (~200 KiB) is
+ * not: its every change and GET_ENTRIES would pay for it.
+ */
+void test_deflate_threshold(void)
+{
+	struct tb t;
+	uint32_t z;
+
+	tb_tcp_rules(&t, 100);
+	CHECK_ERR(replace_tb(&t, "filter", FILTER_HOOKS, 4, NULL), 0);
+	z = saved_zsize("filter");
+	CHECK(z > 0 && z < t.b.len / 4);
+	tb_free(&t);
+	tb_tcp_rules(&t, 1000);
+	CHECK_ERR(replace_tb(&t, "filter", FILTER_HOOKS, 104, NULL), 0);
+	CHECK(saved_zsize("filter") == 0);
 	tb_free(&t);
 }
 

@@ -206,6 +206,7 @@ static const struct {
 	T(restore_parked_counters),
 	T(snapshot_untrusted),
 	T(big_table),
+	T(deflate_threshold),
 	T(init_backend_fails),
 	T(tables),
 	T(namespaces),

@@ -96,6 +96,7 @@ void test_lent_entries(void);
 void test_restore_parked_counters(void);
 void test_snapshot_untrusted(void);
 void test_big_table(void);
+void test_deflate_threshold(void);
 void test_init_backend_fails(void);
 void test_tables(void);
 void test_namespaces(void);

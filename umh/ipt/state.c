@@ -41,11 +41,13 @@
 #define SNAP_VERSION	4	/* 3: the family of each table; 4: deflated */
 /*
  * Blobs deflated, up to this size: the records of small tables are what
- * many namespaces hold; a big table's commit would pay for deflating it
- * (tens of ms under TCG for a 10,000-rule table) and its GET_ENTRIES for
- * inflating it, for memory that is not per namespace.
+ * many namespaces hold (100 rules: ~24 KiB of entries); a bigger table's
+ * every change would pay for deflating it and its every GET_ENTRIES for
+ * inflating it, for memory that is not per namespace.  (At 256 KiB a
+ * 1,000-rule table was deflated: iptables -A on top of it took 2.3 ms more
+ * a call under TCG, bench/results-calls-6.12..., 2026-12-06.)
  */
-#define SNAP_DEFLATE_MAX	(256u * 1024)
+#define SNAP_DEFLATE_MAX	(64u * 1024)
 
 struct snap_header {
 	uint32_t magic;
