@@ -62,11 +62,7 @@
 # ebpfilter.  Ends with "N passed, N failed" over the parts.
 # run-all-cost: 330
 . tests/guest/fw-lib.sh
-# `make check` runs each real firewall on one Debian 12 kernel: ufw on the
-# core tier's (6.1), docker, fail2ban and kube-proxy on the reduced tier's
-# (6.12); `make check-all` runs all four on every kernel.  (2026-12-06: CI
-# took 63 minutes with all four on both.)
-! tier_core || skip "core tier: docker runs on the reduced tier's kernel (make check-all: every kernel)"
+fw_tier docker
 
 PEER_LISTEN=${PEER_LISTEN:-tests/fw/peer-listen.py}
 verdict_tools

@@ -34,11 +34,7 @@
 # run-all-cost: 120
 FW_FAMILIES="4 6"
 . tests/guest/fw-lib.sh
-# `make check` runs each real firewall on one Debian 12 kernel: ufw on the
-# core tier's (6.1), docker, fail2ban and kube-proxy on the reduced tier's
-# (6.12); `make check-all` runs all four on every kernel.  (2026-12-06: CI
-# took 63 minutes with all four on both.)
-! tier_core || skip "core tier: fail2ban runs on the reduced tier's kernel (make check-all: every kernel)"
+fw_tier fail2ban
 
 fw_staged
 verdict_tools

@@ -74,11 +74,7 @@
 # run-all-timeout: 900
 # run-all-cost: 400
 . tests/guest/fw-lib.sh
-# `make check` runs each real firewall on one Debian 12 kernel: ufw on the
-# core tier's (6.1), docker, fail2ban and kube-proxy on the reduced tier's
-# (6.12); `make check-all` runs all four on every kernel.  (2026-12-06: CI
-# took 63 minutes with all four on both.)
-! tier_core || skip "core tier: kube-proxy runs on the reduced tier's kernel (make check-all: every kernel)"
+fw_tier kube-proxy
 
 KP_NET="python3 tests/fw/kp-net.py"
 KP_OUT=$FW_OUT/kp

@@ -13,6 +13,22 @@ FW_FAMILIES=${FW_FAMILIES:-4}
 FW_OUT=$IPT_OUT/fw
 mkdir -p "$FW_OUT"
 
+# fw_tier NAME: `make check` runs each real firewall on one Debian 12
+# kernel: ufw on the core tier's (6.1), docker, fail2ban and kube-proxy on
+# the reduced tier's (6.12); `make check-all` runs all four on every
+# kernel.  (2026-12-06: CI took 63 minutes with all four on both.)  Skips
+# (exit 77) where NAME does not run.
+fw_tier() {
+	case $1 in
+	ufw)
+		[ "${EBPF_TIER:-full}" != reduced ] ||
+			skip "reduced tier: ufw runs on the core tier's kernel (make check-all: every kernel)" ;;
+	*)
+		! tier_core ||
+			skip "core tier: $1 runs on the reduced tier's kernel (make check-all: every kernel)" ;;
+	esac
+}
+
 fw_staged() {
 	[ -s "${FW_STAGE%/root}/versions" ] ||
 		fail "no staged ufw/fail2ban in ${FW_STAGE%/root} (tests/tools/stage-fw-pkgs on the host; run-all does it)"

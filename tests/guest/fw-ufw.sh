@@ -35,12 +35,7 @@
 # run-all-cost: 240
 FW_FAMILIES="4 6"
 . tests/guest/fw-lib.sh
-# `make check` runs each real firewall on one Debian 12 kernel: ufw on the
-# core tier's (6.1), docker, fail2ban and kube-proxy on the reduced tier's
-# (6.12); `make check-all` runs all four on every kernel.  (2026-12-06: CI
-# took 63 minutes with all four on both.)
-[ "${EBPF_TIER:-full}" != reduced ] ||
-	skip "reduced tier: ufw runs on the core tier's kernel (make check-all: every kernel)"
+fw_tier ufw
 
 fw_staged
 verdict_tools
