@@ -184,6 +184,7 @@ out:
 #include "cghost_ip6_set.h"
 #include "cghost_layout.h"
 #include "cghost_cls_hd.h"
+#include "cghost_cost.h"
 
 int main(int argc, char **argv)
 {
@@ -222,6 +223,7 @@ int main(int argc, char **argv)
 		ip6_set_diff(f, 60, 200);
 		layout_cases(f);
 		cls_hd_cases(f);
+		cost_cases(f);
 		printf("%s: %d passed, %d failed\n", f->name, passed - p0, failed - f0);
 	}
 	printf("%d passed, %d failed\n", passed, failed);

@@ -49,7 +49,6 @@ static bool uses_resume(const struct cg_prog *p)
 	"-A %s -d 3.3.3.4 -p udp -m udp --dport 53 -j ACCEPT\n" \
 	"-A %s -d 3.3.3.5 -p udp -m udp --dport 53 -j ACCEPT\n" \
 	"-A %s -d 3.3.3.6 -p udp -m udp --dport 53 -j ACCEPT\n"
-#define HD_RUN_RULES	13
 #define HD_RUN_L4	12
 
 static void cls_hd_cases(const struct flavor *f)
@@ -99,9 +98,11 @@ static void cls_hd_cases(const struct flavor *f)
 		struct shared sh;
 		struct hprog h;
 		bool handed = f->mech == CG_KMOD && hc[i].handed, ok = true;
-		/* the tail's kernel rule (no tcp/udp match) joins the run */
-		unsigned int want_elems = HD_RUN_RULES + hc[i].kernel +
-					  (handed ? 0 : HD_RUN_L4);
+		/* in maps: the 12 tcp/udp rules' group (and their twins); the
+		 * source rule's group and the tail's kernel rule's (which
+		 * joins the run) have one key each: compared inline
+		 * (CLS_INLINE_MAX), no map */
+		unsigned int want_elems = HD_RUN_L4 + (handed ? 0 : HD_RUN_L4);
 
 		if ((filter && !strstr(hc[i].name, filter)) ||
 		    (hc[i].kernel && f->mech != CG_KMOD))

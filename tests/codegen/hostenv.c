@@ -246,6 +246,8 @@ static __u32 ref_ctstate(const struct run_opts *ro)
 static void ref_pkt_of(const struct flavor *f, int hook, const struct pkt *p,
 		       const struct run_opts *ro, unsigned char *buf, struct ref_pkt *rp);
 
+unsigned long host_last_insns, host_last_lookups;
+
 int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
 	     int hook, const struct pkt *p, const struct run_opts *ro,
 	     unsigned int *iplen, __u64 *raw, char *err, size_t len)
@@ -338,6 +340,8 @@ int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip
 		snprintf(err, len, "%s", e.err);
 		return -EFAULT;
 	}
+	host_last_insns = e.insns_run;
+	host_last_lookups = e.calls[BPF_FUNC_map_lookup_elem];
 	*raw = r;
 	if (f->mech == CG_NETFILTER)
 		return r == NF_ACCEPT ? 1 : r == NF_DROP ? 0 : -ERANGE;

@@ -97,6 +97,8 @@ struct run_opts {
 int host_run(const struct flavor *f, struct shared *sh, const struct ip_prog *ip,
 	     int hook, const struct pkt *p, const struct run_opts *ro,
 	     unsigned int *iplen, __u64 *raw, char *err, size_t len);
+/* what host_run()'s last program run cost: instructions, map lookups */
+extern unsigned long host_last_insns, host_last_lookups;
 
 /*
  * The reference's answer (ref.c) for the same packet in the same world as

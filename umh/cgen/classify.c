@@ -461,6 +461,18 @@ static int table_elems(const struct cls_table *t, struct cg_map *m)
 	return 0;
 }
 
+/* @t's few entries kept for inline compares (the group gets no map) */
+static void table_inline(const struct cls_table *t, struct cls_inline *in)
+{
+	unsigned int k;
+
+	in->n = t->n;
+	for (k = 0; k < t->n; k++) {
+		memcpy(in->key[k], t->e[k].key, CLS_KEY_MAX);
+		in->val[k] = t->e[k].val;
+	}
+}
+
 int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 		      struct cg_prog *p, char *err, size_t err_len)
 {
@@ -508,6 +520,10 @@ int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,
 				    .max_entries = t[k].n,
 				    .source = CG_MAP_OWN };
 
+		if (t[k].n <= CLS_INLINE_MAX) {
+			table_inline(&t[k], &run->inl[k]);
+			continue;
+		}
 		r = table_elems(&t[k], &m);
 		if (!r) {
 			run->g[k].map = cg_prog_add_map(p, &m);

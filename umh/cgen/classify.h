@@ -31,6 +31,12 @@
  * (four name words, two addresses, pl4, ports) always does, an IPv6 rule
  * whose key would not stays linear code */
 #define CLS_KEY_MAX	(8 * 4 + 4 * 4)
+/* a group of this many keys or fewer is compared inline, not looked up:
+ * a hash lookup (the key stored, the helper call, the hash and the
+ * bucket's compare) costs more than comparing a key word or two with
+ * immediates, and a set-like run ends with one such group (its
+ * accepting rule) in every packet's path (bench/README.md) */
+#define CLS_INLINE_MAX	2
 
 /* The packet fields a key word is taken from (runs_classified.c maps them
  * to pi). */
@@ -78,7 +84,14 @@ struct cls_group {
 	struct cls_word w[10];	/* key = the masked words, in this order */
 	unsigned int key_size;
 	unsigned int nrules;
-	int map;		/* index in the program's maps */
+	int map;		/* index in the program's maps; -1: inline */
+};
+
+/* a group compared inline (cls_describe_maps()): its keys and values */
+struct cls_inline {
+	unsigned int n;
+	unsigned char key[CLS_INLINE_MAX][CLS_KEY_MAX];
+	struct cls_value val[CLS_INLINE_MAX];
 };
 
 struct cls_run {
@@ -90,6 +103,8 @@ struct cls_run {
 	bool hd_walk;
 	unsigned int ngroups;
 	struct cls_group g[CLS_MAX_GROUPS];
+	/* by group, those with map -1 (set by cls_describe_maps()) */
+	struct cls_inline inl[CLS_MAX_GROUPS];
 	/* by rule index, the caller's (ir->nrules long): each rule's group,
 	 * as cls_scan() found it, for cls_describe_maps() */
 	unsigned char *group;
@@ -117,7 +132,8 @@ bool cls_worth(const struct cls_run *run);
 /*
  * cls_describe_maps() - describe one hash map per group (its elements: the
  * first rule per key) and append them to @p's maps; each group's @map is
- * its index there.
+ * its index there, or -1 for a group of at most CLS_INLINE_MAX keys, whose
+ * keys and values are in @run->inl instead.
  * Return: 0, or -errno with a reason in @err.
  */
 int cls_describe_maps(const struct ir_table *ir, struct cls_run *run,

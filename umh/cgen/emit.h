@@ -19,7 +19,8 @@
  * that (the cost of a hook with no rules is the cost of its prologue). */
 struct cg_needs {
 	bool cond;	/* some rule has a condition at all */
-	bool names;	/* interface names */
+	bool names;	/* interface names: in_name || out_name */
+	bool in_name, out_name;	/* each its own: on tc and kmod a lookup */
 	bool l4;	/* transport header fields */
 	bool cls;	/* PI_PL4 and PI_PORTS: a classified run may follow */
 	unsigned char hdr;	/* NEED_HDR*: which BAD and HD flags */

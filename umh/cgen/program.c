@@ -37,9 +37,11 @@ static void needs_of_rule(struct cg_needs *n, const struct ir_rule *r)
 		return;
 	n->cond = true;
 	if (memcmp(r->ip.iniface_mask, zero, IFNAMSIZ) ||
-	    memcmp(r->ip.outiface_mask, zero, IFNAMSIZ) ||
-	    (r->ip.invflags & (IPT_INV_VIA_IN | IPT_INV_VIA_OUT)))
-		n->names = true;
+	    (r->ip.invflags & IPT_INV_VIA_IN))
+		n->in_name = n->names = true;
+	if (memcmp(r->ip.outiface_mask, zero, IFNAMSIZ) ||
+	    (r->ip.invflags & IPT_INV_VIA_OUT))
+		n->out_name = n->names = true;
 	for (i = 0; i < r->nmatch; i++) {
 		const struct ext_desc *x = ext_of_kind(r->m[i].kind);
 
@@ -62,6 +64,7 @@ static void scan_needs(struct cg *c, unsigned int entry, unsigned int under)
 	memset(&c->needs, 0, sizeof(c->needs));
 	if (!seen || !q) {	/* extract everything */
 		c->needs.cond = c->needs.names = c->needs.l4 = true;
+		c->needs.in_name = c->needs.out_name = true;
 		c->needs.cls = !c->o->no_classify;
 		c->needs.hdr = NEED_HDR20 | NEED_HDR8 | NEED_HDR4;
 		c->needs.fields = NEED_F_PORTS | NEED_F_ICMP | NEED_F_TCPFL;

@@ -41,9 +41,14 @@ static void prologue_kmod(struct cg *c, int drop_exit, int pass_exit CG_UNUSED)
 	if (!c->needs.cond)
 		return;		/* no rule tests anything */
 
-	if (c->needs.names) {	/* ifindex 0 (no device): no record, zeros */
+	/* each name a map lookup, so only the ones a rule tests (the other
+	 * slot stays zero and is never read); ifindex 0 (no device): no
+	 * record, zeros */
+	if (c->needs.in_name) {
 		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, CB_OFF(EBPF_CB_IN_IFINDEX)));
 		skb_ifinfo(c, PI_IN, false);
+	}
+	if (c->needs.out_name) {
 		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, CB_OFF(EBPF_CB_OUT_IFINDEX)));
 		skb_ifinfo(c, PI_OUT, false);
 	}

@@ -193,13 +193,13 @@ static void prologue_tc(struct cg *c, int drop_exit CG_UNUSED, int pass_exit)
 		skb_ifinfo(c, PI_OUT, true);
 	} else {
 		/* the dispatcher found l2len (cb[1]) and, for FORWARD, the
-		 * output device (cb[0]); the names only if a rule tests them */
-		if (c->needs.names) {
+		 * output device (cb[0]); each name only if a rule tests it */
+		if (c->needs.in_name) {
 			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
 					  offsetof(struct __sk_buff, ifindex)));
 			skb_ifinfo(c, PI_IN, false);
 		}
-		if (c->needs.names && c->o->hook == CG_FORWARD) {
+		if (c->needs.out_name && c->o->hook == CG_FORWARD) {
 			EM(c, BPF_LDX_MEM(BPF_W, R2, R6,
 					  offsetof(struct __sk_buff, cb[0])));
 			skb_ifinfo(c, PI_OUT, false);

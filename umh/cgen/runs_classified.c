@@ -6,6 +6,8 @@
  */
 #include <errno.h>
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
 
 #include "cgen/classify.h"
 #include "cgen/emit.h"
@@ -87,6 +89,71 @@ static void emit_hd_hand_over(struct cg *c, const struct cls_run *run)
 	cg_place(c, go);
 }
 
+/* r2 = the packet's field of key word @w, under its mask */
+static void emit_word(struct cg *c, const struct cls_word *w)
+{
+	if (w->size == 8) {
+		EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, cls_slot(w->field)));
+		if (w->mask != ~0ULL) {
+			emit_ld64(c, R3, w->mask);
+			EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
+		}
+	} else {
+		EM(c, BPF_LDX_MEM(BPF_W, R2, R6, cls_slot(w->field)));
+		if (w->mask != 0xffffffffULL)
+			EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)w->mask));
+	}
+}
+
+/*
+ * Group @g of @run without a map (at most CLS_INLINE_MAX keys): each key's
+ * words compared with the packet's; a match is what the lookup would have
+ * found.  Its value goes through pi.zero (0, unknown to the verifier), as
+ * r9's start does: a constant would let the verifier fold the tests of r9
+ * that follow ("No dead code", abi.h).  The keys differ, so at most one
+ * matches: the first that does ends the group.
+ */
+static void emit_inline_group(struct cg *c, const struct cls_run *run,
+			      unsigned int g, int skip)
+{
+	const struct cls_group *gr = &run->g[g];
+	const struct cls_inline *in = &run->inl[g];
+	unsigned int e, k;
+
+	for (e = 0; e < in->n; e++) {
+		int next = cg_label(c), off = 0;
+
+		for (k = 0; k < gr->nwords; k++) {
+			const struct cls_word *w = &gr->w[k];
+			uint64_t v = 0;
+			uint32_t v32;
+
+			if (w->size == 8) {
+				memcpy(&v, in->key[e] + off, 8);
+			} else {
+				memcpy(&v32, in->key[e] + off, 4);
+				v = v32;
+			}
+			off += w->size;
+			emit_word(c, w);
+			if (v <= INT32_MAX) {	/* imm32 is sign-extended */
+				cg_jmp_imm(c, BPF_JNE, R2, (int)v, next);
+			} else {
+				emit_ld64(c, R3, v);
+				cg_jmp_reg(c, BPF_JNE, R2, R3, next);
+			}
+		}
+		EM(c, BPF_LDX_MEM(BPF_DW, R1, R6, PI_ZERO));
+		EM(c, BPF_ALU64_IMM(BPF_ADD, R1, (int)in->val[e].v));
+		cg_jmp_reg(c, BPF_JGE, R1, R9, skip);
+		EM(c, BPF_MOV64_REG(R9, R1));
+		if (run->walks)
+			EM(c, BPF_MOV64_IMM(R8, (int)in->val[e].off));
+		cg_jmp_a(c, skip);
+		cg_place(c, next);
+	}
+}
+
 void emit_cls_run(struct cg *c, struct cls_run *run)
 {
 	int next = cg_label(c), hotdrop = -1, walk = -1;
@@ -127,23 +194,16 @@ void emit_cls_run(struct cg *c, struct cls_run *run)
 		int skip = cg_label(c);
 		int off = PI_KEY;
 
+		if (gr->map < 0) {
+			emit_inline_group(c, run, g, skip);
+			cg_place(c, skip);
+			continue;
+		}
 		for (k = 0; k < gr->nwords; k++) {
-			const struct cls_word *w = &gr->w[k];
-
-			if (w->size == 8) {
-				EM(c, BPF_LDX_MEM(BPF_DW, R2, R6, cls_slot(w->field)));
-				if (w->mask != ~0ULL) {
-					emit_ld64(c, R3, w->mask);
-					EM(c, BPF_ALU64_REG(BPF_AND, R2, R3));
-				}
-				EM(c, BPF_STX_MEM(BPF_DW, R6, R2, off));
-			} else {
-				EM(c, BPF_LDX_MEM(BPF_W, R2, R6, cls_slot(w->field)));
-				if (w->mask != 0xffffffffULL)
-					EM(c, BPF_ALU32_IMM(BPF_AND, R2, (int)w->mask));
-				EM(c, BPF_STX_MEM(BPF_W, R6, R2, off));
-			}
-			off += w->size;
+			emit_word(c, &gr->w[k]);
+			EM(c, BPF_STX_MEM(gr->w[k].size == 8 ? BPF_DW : BPF_W,
+					  R6, R2, off));
+			off += gr->w[k].size;
 		}
 		emit_ld_map(c, R1, gr->map);
 		EM(c, BPF_MOV64_REG(R2, R6));

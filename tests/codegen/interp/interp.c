@@ -660,6 +660,7 @@ int ip_run(struct ip_env *e, const struct ip_prog *p, __u64 *ret)
 	s->p = p;
 	e->err[0] = 0;
 	e->insns_run = 0;
+	memset(e->calls, 0, sizeof(e->calls));
 	e->tail_calls = 0;
 	e->max_frames = 1;
 	if (setjmp(s->jb))
@@ -731,6 +732,9 @@ int ip_run(struct ip_env *e, const struct ip_prog *p, __u64 *ret)
 						goto out;
 					}
 				} else {
+					if (i->src_reg == 0 && i->imm > 0 &&
+					    i->imm < __BPF_FUNC_MAX_ID)
+						s->e->calls[i->imm]++;
 					do_call(s, i);
 				}
 				continue;

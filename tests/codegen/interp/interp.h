@@ -103,6 +103,7 @@ struct ip_env {
 
 	/* out */
 	unsigned long insns_run;
+	unsigned long calls[__BPF_FUNC_MAX_ID];	/* helper calls, by id */
 	int tail_calls, max_frames;
 	char err[1024];		/* why the run failed */
 };
