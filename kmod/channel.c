@@ -32,6 +32,20 @@ struct exchange_work {
 	int err;
 };
 
+/* The helper's end is closed: it died (its socket went with it). */
+static bool peer_gone(const struct socket *sock)
+{
+	return READ_ONCE(sock->sk->sk_shutdown) == SHUTDOWN_MASK;
+}
+
+/*
+ * A send stops short (or with -EAGAIN) when the timeout expires, and also
+ * when the helper dies while a request bigger than the socket's buffer is
+ * on its way (unix_stream_sendmsg() returns what it sent): that is a
+ * death, not a timeout, and is reported so (the soak's kill -9 of a
+ * helper reading a large SET_REPLACE was logged as "did not answer within
+ * 60000 ms" 15 s after its start).
+ */
 static int send_all(struct socket *sock, struct kvec *iov, unsigned int n,
 		    size_t total)
 {
@@ -39,6 +53,9 @@ static int send_all(struct socket *sock, struct kvec *iov, unsigned int n,
 	int ret;
 
 	ret = kernel_sendmsg(sock, &msg, iov, n, total);
+	if (ret == -EPIPE || ((ret == -EAGAIN || (ret >= 0 && ret < total)) &&
+			      peer_gone(sock)))
+		return -ECONNRESET;
 	if (ret == -EAGAIN)
 		return -ETIMEDOUT;
 	if (ret < 0)

@@ -15,6 +15,11 @@
 #      (sockopt-req does the two halves of iptables' commit): the restart
 #      restores that change, and the old counters the caller adds are not
 #      also added by the restore (parked for the state before it)
+#   6. big-request: the helper dies with a SET_REPLACE larger than the
+#      channel's socket buffer half read, the module still sending it:
+#      dmesg says it died, not that it timed out (the soak's kill -9 of a
+#      helper reading a large change was reported as "did not answer
+#      within 60000 ms"); nothing of the change is live
 # Each failed change is absent afterwards, the acknowledged ones present;
 # the BPF maps after the sequences are those before them.
 #
@@ -180,6 +185,27 @@ assert_new_helper "$pid"
 send 10
 check "5. kill -9 between SET_REPLACE and ADD_COUNTERS"
 fi
+
+if in_list 6 "$@"; then
+dmesg_mark
+settle
+arm big-request
+send 20
+# 2,500 rules in a new chain: a blob of ~380 KB (the socket's ~210 KiB)
+{ echo "*filter"; echo ":BIG - [0:0]"
+  for i in $(seq 0 2499); do echo "-A BIG -s 10.78.$((i / 250)).$((i % 250 + 1))/32 -j ACCEPT"; done
+  echo COMMIT; } >/tmp/big.rules
+$IPT-restore --noflush </tmp/big.rules 2>/dev/null &&
+	fail "the big change succeeded although its helper died"
+died_at big-request
+dmesg_since_mark | grep -q 'died: exited with status 134' ||
+	fail "the helper's death in a big request not reported as a death: $(dmesg_since_mark | grep 'helper (pid' | tail -n 2)"
+! dmesg_since_mark | grep 'did not answer' || fail "a death reported as a timeout"
+request_ok || wait_for 10 request_ok || fail "no helper after the fault"
+! $IPT -w -S BIG >/dev/null 2>&1 || fail "chain BIG of the failed change exists"
+send 10
+check "6. big-request"
+fi
 }
 in_list() {	# WORD LIST...
 	local w=$1
@@ -188,7 +214,7 @@ in_list() {	# WORD LIST...
 	return 1
 }
 
-sequences 4 1 2 3 4 5
+sequences 4 1 2 3 4 5 6
 if [ "$families" = "4 6" ]; then
 	if [ "${EBPF_TIER-}" = full ]; then sequences 6 1 2 3 4; else sequences 6 1 4; fi
 fi

@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "lib/channel.h"
+#include "lib/test_faults.h"
 
 bool fd_is_unix(int fd, int type)
 {
@@ -47,6 +48,10 @@ int channel_read(struct ebpf_msg_hdr *hdr, struct buf *payload)
 		return r;
 	if (hdr->magic != EBPF_PROTO_MAGIC || hdr->len > EBPF_PROTO_MAX_PAYLOAD)
 		return -EPROTO;
+	/* test builds: die with a request larger than the module's socket
+	 * buffer half read, its sender still sending (lib/test_faults.h) */
+	if (hdr->len > 64 * 1024)
+		test_fault("big-request");
 	buf_reset(payload);
 	if (buf_reserve(payload, hdr->len))
 		return -ENOMEM;
