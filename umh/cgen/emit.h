@@ -82,6 +82,7 @@ void emit_ld_map_value(struct cg *c, int reg, int map, __u32 off);
 /* The index of the shared map @source in the program's maps, described on
  * first use; -1 if out of memory (the program is marked failed). */
 int cg_shared_map(struct cg *c, enum cg_map_source source);
+void emit_resume_record(struct cg *c, int pi_reg, int pi_off, int drop_label);
 void emit_kfunc(struct cg *c, int btf_id);
 
 /* cond.c: pieces of conditions (r7 mismatch, r8 hotdrop; see abi.h) */

@@ -212,14 +212,9 @@ static bool chain_inline(const struct ir_table *ir, unsigned int entry)
  */
 static void emit_main_walk(struct cg *c, int drop_exit)
 {
-	int map = cg_shared_map(c, CG_MAP_RESUME), i;
+	int i;
 
-	EM(c, BPF_ST_MEM(BPF_W, FP, PI_BASE + PI_RESUME_KEY, 0));
-	emit_ld_map(c, R1, map);
-	EM(c, BPF_MOV64_REG(R2, FP));
-	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_BASE + PI_RESUME_KEY));
-	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-	cg_jmp_imm(c, BPF_JEQ, R0, 0, drop_exit);
+	emit_resume_record(c, FP, PI_BASE, drop_exit);
 	for (i = 0; i < CG_RESUME_SIZE; i += 8) {
 		EM(c, BPF_LDX_MEM(BPF_DW, R1, FP, PI_BASE + PI_RESUME + i));
 		EM(c, BPF_STX_MEM(BPF_DW, R0, R1, i));

@@ -63,7 +63,7 @@ static int cls_slot(enum cls_field f)
 static void emit_hd_hand_over(struct cg *c, const struct cls_run *run)
 {
 	int off = (int)c->ir->rules[run->start].off;
-	int go = cg_label(c), map, i;
+	int go = cg_label(c), i;
 
 	EM(c, BPF_LDX_MEM(BPF_B, R2, R6, PI_PL4 + 1));
 	cg_jmp_imm(c, BPF_JNE, R2, CLS_L4_HOTDROP, go);
@@ -71,15 +71,7 @@ static void emit_hd_hand_over(struct cg *c, const struct cls_run *run)
 		EM(c, BPF_MOV64_IMM(R2, off));
 		cg_jmp_a(c, c->walk_lab);
 	} else {
-		map = cg_shared_map(c, CG_MAP_RESUME);
-		EM(c, BPF_ST_MEM(BPF_W, R6, PI_RESUME_KEY, 0));
-		emit_ld_map(c, R1, map);
-		EM(c, BPF_MOV64_REG(R2, R6));
-		EM(c, BPF_ALU64_IMM(BPF_ADD, R2, PI_RESUME_KEY));
-		EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
-		EM(c, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
-		EM(c, BPF_MOV64_IMM(R0, c->fl->ret_drop));	/* cannot happen */
-		EM(c, BPF_EXIT_INSN());
+		emit_resume_record(c, R6, 0, -1);
 		for (i = 0; i < CG_RESUME_SIZE; i += 8)
 			EM(c, BPF_ST_MEM(BPF_DW, R0, i, 0));
 		EM(c, BPF_ST_MEM(BPF_W, R0, 0, off));	/* entry; depth 0 */
