@@ -27,6 +27,7 @@ extern bool init_userns_only;
 extern char *mechanism;
 extern bool phase_timing;
 extern bool serve_ipv6;		/* the ipv6 parameter */
+extern bool ipv6_given;		/* it was given (else the helper decides) */
 extern bool compile_ipv6;	/* the ipv6_bpf parameter */
 
 /* The embedded helper image (helper_blob.S; init data). */
@@ -60,6 +61,7 @@ void ebpf_procfs_exit(void);
  */
 int __init ebpf_xt_init(void);
 void ebpf_xt_exit(void);
+void ebpf_xt_drop_ipv6(void);
 struct file *ebpf_ctl_file_create(void);
 
 #endif

@@ -3,8 +3,10 @@
  * ebpfilter: iptables-legacy's control ABI served by a user-space helper
  * that travels inside this module and compiles the rules to BPF.
  *
- * Load order: the namespaces' state (the helper's first table goes into
- * the initial one's), then start the helper and wait for its handshake,
+ * Load order: the built-in extensions (IPv6's dropped again if the
+ * helper's handshake says it serves no IPv6), the namespaces' state (the
+ * helper's first table goes into the initial one's), then start the
+ * helper and wait for its handshake,
  * then register the sockopt range.  Registering last means no request can reach a
  * module whose init may still fail (a failed init frees the module
  * without waiting for callers).  If ip_tables holds the range, the helper
@@ -52,15 +54,15 @@ MODULE_PARM_DESC(phase_timing,
 		 "Have the helper log where its requests' time goes (bench/README.md); off: no clock is read");
 
 /*
- * IPv6 is served by default, as IPv4 is, where it can be: the tc and
- * netfilter mechanisms have no IPv6 tables, so a load that names one of
- * them and says nothing of ipv6 serves IPv4 only; ipv6=1 with them is
- * refused at the handshake (supervisor.c).  ipv6_given tells the two
- * apart; the parameter reads Y or N as a bool's (packaging/modprobe.d
- * greps it).
+ * IPv6 is served by default, as IPv4 is, where the helper can: its
+ * handshake says whether its mechanism has IPv6 tables (the tc and
+ * netfilter ones have none).  Where it has not, a load that says nothing
+ * of ipv6 serves IPv4 only and ipv6=1 is refused (supervisor.c).
+ * ipv6_given tells the two apart; the parameter reads Y or N as a bool's
+ * (packaging/modprobe.d greps it).
  */
 bool serve_ipv6 = true;
-static bool ipv6_given;
+bool ipv6_given;
 
 static int ipv6_param_set(const char *val, const struct kernel_param *kp)
 {
@@ -98,8 +100,6 @@ static int __init ebpfilter_init(void)
 		pr_err("invalid module parameters\n");
 		return -EINVAL;
 	}
-	if (!ipv6_given && (!strcmp(mechanism, "tc") || !strcmp(mechanism, "netfilter")))
-		serve_ipv6 = false;
 	err = ebpf_xt_init();
 	if (err) {
 		pr_err("not loaded: cannot register the built-in extensions (%d)\n", err);

@@ -304,7 +304,7 @@ static int handshake_locked(void)
 		h = x.data;
 		pr_err("helper handshake failed: helper speaks protocol %u, module %u\n",
 		       h->proto_version, EBPF_PROTO_VERSION);
-	} else if (serve_ipv6 &&
+	} else if (serve_ipv6 && ipv6_given &&
 		   !(((const struct ebpf_hello *)x.data)->features &
 		     EBPF_FEAT_IP6T)) {
 		/* the tc and netfilter mechanisms have no IPv6 tables */
@@ -312,6 +312,13 @@ static int handshake_locked(void)
 		       mechanism);
 		err = -EOPNOTSUPP;
 	} else {
+		/* the default: IPv6 where the helper serves it (decided at
+		 * the first handshake, before the sockopts are registered) */
+		if (serve_ipv6 && !(((const struct ebpf_hello *)x.data)->features &
+				    EBPF_FEAT_IP6T)) {
+			serve_ipv6 = false;
+			ebpf_xt_drop_ipv6();
+		}
 		h = x.data;
 		memcpy(sup.helper_version, h->version, sizeof(h->version));
 		sup.helper_version[sizeof(sup.helper_version) - 1] = '\0';

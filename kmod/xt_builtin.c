@@ -132,6 +132,9 @@ static struct xt_match ebpf_builtin_mt6[] __read_mostly =
 		   NFPROTO_IPV6);
 
 
+/* the IPv6 pair is registered (with ipv6, until the handshake drops it) */
+static bool ipv6_registered;
+
 /* the last @n of the four arrays registered (the IPv6 pair only with ipv6) */
 static void unregister_last(unsigned int n)
 {
@@ -176,12 +179,25 @@ int ebpf_xt_builtin_register(void)
 	}
 	err = xt_register_matches(ebpf_builtin_mt6,
 				  ARRAY_SIZE(ebpf_builtin_mt6));
-	if (err)
+	if (err) {
 		unregister_last(3);
-	return err;
+		return err;
+	}
+	ipv6_registered = true;
+	return 0;
+}
+
+void ebpf_xt_builtin_unregister_ipv6(void)
+{
+	if (!ipv6_registered)
+		return;
+	xt_unregister_matches(ebpf_builtin_mt6, ARRAY_SIZE(ebpf_builtin_mt6));
+	xt_unregister_targets(ebpf_builtin_tg6, ARRAY_SIZE(ebpf_builtin_tg6));
+	ipv6_registered = false;
 }
 
 void ebpf_xt_builtin_unregister(void)
 {
-	unregister_last(serve_ipv6 ? 4 : 2);
+	ebpf_xt_builtin_unregister_ipv6();
+	unregister_last(2);
 }

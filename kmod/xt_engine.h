@@ -191,6 +191,7 @@ void ebpf_net_budget_charge(struct ebpf_net *en, enum ebpf_xt_fam fam,
 /* xt_builtin.c */
 int ebpf_xt_builtin_register(void);
 void ebpf_xt_builtin_unregister(void);
+void ebpf_xt_builtin_unregister_ipv6(void);
 
 /* xt_table.c: INSTALL (ctl.c); a namespace's tables set up and freed
  * (netns.c: init, then pre_exit unhooks them and exit frees them)

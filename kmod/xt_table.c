@@ -438,3 +438,9 @@ void ebpf_xt_exit(void)
 {
 	ebpf_xt_builtin_unregister();
 }
+
+/* IPv6 not served after all (the helper's handshake): its extensions go */
+void ebpf_xt_drop_ipv6(void)
+{
+	ebpf_xt_builtin_unregister_ipv6();
+}

@@ -70,6 +70,13 @@ dmesg_has "ebpfilter: loaded.*IPv6 not served (mechanism has no IPv6 tables)" ||
 	fail "the load line with mechanism=tc does not say IPv6 is not served"
 [ "$(cat /sys/module/ebpfilter/parameters/ipv6)" = N ] || fail "ipv6 reads Y with mechanism=tc"
 request_ok || fail "IPv4 not served with mechanism=tc"
+# ip6_tables beside it, with its own built-in targets only: ebpfilter's
+# IPv6 ones, registered at load, went when the handshake said no IPv6
+ip6tables-legacy -A INPUT -s 2001:db8::1 -j ACCEPT || fail "ip6_tables beside mechanism=tc"
+n=$(grep -c '^ERROR$' /proc/net/ip6_tables_targets)
+[ "$n" = 1 ] || fail "$n IPv6 ERROR targets registered beside ip6_tables (ebpfilter's not dropped?)"
+ip6tables-legacy -F INPUT && modprobe -r ip6table_filter ip6_tables ||
+	fail "ip6_tables would not unload"
 modprobe -r ebpfilter
 assert_nothing_left
 dmesg_mark
