@@ -12,6 +12,7 @@
 
 #include <bpf/bpf.h>
 
+#include "lib/log.h"
 #include "lib/phase.h"
 #include "load/bpf_enforce.h"
 #include "load/map_keep.h"
@@ -210,7 +211,27 @@ static int load_insns(enum cg_mech mech, const struct bpf_insn *insns,
 	char *log;
 	int e;
 
+	char stats[512];
+
+	/* with phase timing, the verifier's own figures for each program
+	 * (BPF_LOG_STATS: insns processed, states, its time) */
+	if (phase_on) {
+		stats[0] = 0;
+		o.log_buf = stats;
+		o.log_size = sizeof(stats);
+		o.log_level = 4;
+	}
 	*fd = bpf_prog_load(type, name, "GPL", insns, n, &o);
+	if (phase_on) {
+		char *nl;
+
+		for (nl = stats; (nl = strchr(nl, '\n')); )
+			*nl = ' ';
+		log_info("verifier: %s, %zu insns: %s\n", name, n, stats);
+		o.log_buf = NULL;
+		o.log_size = 0;
+		o.log_level = 0;
+	}
 	if (*fd >= 0)
 		return 0;
 	e = -errno;
