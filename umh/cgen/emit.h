@@ -82,7 +82,6 @@ void emit_ld_map_value(struct cg *c, int reg, int map, __u32 off);
 /* The index of the shared map @source in the program's maps, described on
  * first use; -1 if out of memory (the program is marked failed). */
 int cg_shared_map(struct cg *c, enum cg_map_source source);
-void emit_resume_record(struct cg *c, int pi_reg, int pi_off, int drop_label);
 void emit_kfunc(struct cg *c, int btf_id);
 
 /* cond.c: pieces of conditions (r7 mismatch, r8 hotdrop; see abi.h) */
@@ -105,6 +104,8 @@ void emit_verdict(struct cg *c, unsigned int func, const struct ir_rule *r);
 bool verdict_terminal(enum ir_verdict v);
 /* true if the rule ends the function (an unconditional exit) */
 bool emit_rule(struct cg *c, unsigned int func, const struct ir_rule *r);
+/* r0 = this CPU's resume record, or drop (@drop_label; -1: exit) */
+void emit_resume_record(struct cg *c, int pi_reg, int pi_off, int drop_label);
 /* the tails emit_rule() jumped to in the current function, if any */
 void emit_walk_tails(struct cg *c);
 /* the same in the middle of a function (jumped over) once the first jump

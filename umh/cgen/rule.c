@@ -317,6 +317,30 @@ static bool emit_kernel_rule(struct cg *c, const struct ir_rule *r)
 	return false;
 }
 
+/*
+ * r0 = this CPU's resume record (the shared per-CPU array's key 0, the
+ * key written into pi at @pi_reg + @pi_off + PI_RESUME_KEY); a lookup that
+ * fails (it cannot: key 0 of an array) drops: a jump to @drop_label, or,
+ * with -1, an exit with the flavor's drop verdict here.
+ */
+void emit_resume_record(struct cg *c, int pi_reg, int pi_off, int drop_label)
+{
+	int map = cg_shared_map(c, CG_MAP_RESUME);
+
+	EM(c, BPF_ST_MEM(BPF_W, pi_reg, pi_off + PI_RESUME_KEY, 0));
+	emit_ld_map(c, R1, map);
+	EM(c, BPF_MOV64_REG(R2, pi_reg));
+	EM(c, BPF_ALU64_IMM(BPF_ADD, R2, pi_off + PI_RESUME_KEY));
+	EM(c, BPF_CALL_HELPER(BPF_FUNC_map_lookup_elem));
+	if (drop_label >= 0) {
+		cg_jmp_imm(c, BPF_JEQ, R0, 0, drop_label);
+		return;
+	}
+	EM(c, BPF_JMP_IMM(BPF_JNE, R0, 0, 2));
+	EM(c, BPF_MOV64_IMM(R0, c->fl->ret_drop));
+	EM(c, BPF_EXIT_INSN());
+}
+
 /* The current function's tails: r2 = the offset (kernel rule, jump). */
 void emit_walk_tails(struct cg *c)
 {
