@@ -73,6 +73,10 @@ dmesg_mark
 echo "run-guest selftest line" >/dev/kmsg
 dmesg_since_mark | grep -q "run-guest selftest line" || fail "dmesg_since_mark"
 assert_eq 1 "$(dmesg_since_mark | wc -l)" "lines since mark"
+# room for a long run's log (run-guest's log_buf_len): a wrapped buffer
+# loses the marks
+n=$(python3 -c 'import ctypes; print(ctypes.CDLL(None).klogctl(10, None, 0))')	# SYSLOG_ACTION_SIZE_BUFFER
+assert_eq 8388608 "$n" "kernel log buffer bytes"
 
 note "environment passing"
 if [ -n "${SELFTEST_ENV:-}" ]; then

@@ -112,8 +112,12 @@ dmesg_mark() {
 }
 
 dmesg_since_mark() {
+	local log
 	[ -n "${DMESG_MARK:-}" ] || fail "dmesg_since_mark without dmesg_mark"
-	dmesg | sed -n "/$DMESG_MARK/,\$p" | sed 1d
+	log=$(dmesg)
+	# a mark the ring buffer overwrote would read as "nothing since"
+	case $log in *"$DMESG_MARK"*) ;; *) fail "the kernel log no longer holds the dmesg mark (its ring buffer wrapped)" ;; esac
+	echo "$log" | sed -n "/$DMESG_MARK/,\$p" | sed 1d
 }
 
 wait_for() {
