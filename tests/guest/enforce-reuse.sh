@@ -73,13 +73,16 @@ counted() {	# CHAIN ADDR
 	[ "${c:-0}" -ge 1 ] || fail "$STEP: the rule that dropped $2 counted '$c'"
 }
 
-load "first" 10.0.1.130 DROP 10.0.3.77 1
+load "first" 10.0.1.130 DROP 10.0.3.77 3
 verdicts timeout ok timeout ok
 m1=$(run_maps)
 ! $ids || [ -n "$m1" ] || fail "no set or classification map: the rules were not compiled as runs"
 
-# only FORWARD changes (one more rule at its end): INPUT's run maps stay
-load "FORWARD only" 10.0.1.130 DROP 10.0.3.77 2
+# only FORWARD changes (one more rule at its end): INPUT's run maps stay.
+# FORWARD's extra udp rules are a group of 3, then 4, keys: a map each
+# time (a group of at most CLS_INLINE_MAX = 2 keys is compared inline,
+# no map, and FORWARD's other map would then be reused as it is)
+load "FORWARD only" 10.0.1.130 DROP 10.0.3.77 4
 m2=$(run_maps)
 if $ids; then
 	kept=0
@@ -92,23 +95,23 @@ verdicts timeout ok timeout ok
 
 # only INPUT's addresses change (same count, same sizes): its run is
 # another map, and 10.0.1.2 is dropped instead of 10.0.1.130
-load "INPUT only" 10.0.1.2 DROP 10.0.3.77 2
+load "INPUT only" 10.0.1.2 DROP 10.0.3.77 4
 m3=$(run_maps)
 ! $ids || [ "$m3" != "$m2" ] || fail "$STEP: INPUT's changed run kept its map ($m3)"
 verdicts ok timeout timeout ok
 counted INPUT 10.0.1.2
 
 # the target of the rule in the middle of INPUT's run changes
-load "target" 10.0.1.2 ACCEPT 10.0.3.77 2
+load "target" 10.0.1.2 ACCEPT 10.0.3.77 4
 verdicts ok ok timeout ok
 
 # FORWARD's address changes back, INPUT's target back to DROP
-load "both" 10.0.1.2 DROP 10.0.3.2 2
+load "both" 10.0.1.2 DROP 10.0.3.2 4
 verdicts ok timeout ok timeout
 m4=$(run_maps)
 
 # a rule at the top: every index moves, so no map's values are the same
-load "top" 10.0.1.2 DROP 10.0.3.2 2 top
+load "top" 10.0.1.2 DROP 10.0.3.2 4 top
 m5=$(run_maps)
 for m in $m5; do
 	case " $m4 " in *" $m "*) fail "$STEP: map $m reused although every rule index moved" ;; esac
