@@ -55,7 +55,6 @@ static void cost_cases(const struct flavor *f)
 		char *text = malloc(cap), err[1024] = "";
 		struct cg_counter *ref = NULL;
 		struct run_opts ro = { 0 };
-		struct ipt_table_view v;
 		struct iptblob b;
 		struct ir_table ir;
 		struct shared sh;
@@ -63,7 +62,7 @@ static void cost_cases(const struct flavor *f)
 		unsigned int iplen;
 		size_t n;
 		__u64 raw = 0;
-		int want, got, e;
+		int want, got, e, r;
 
 		if (filter && !strstr(cc[i].name, filter)) {
 			free(text);
@@ -75,24 +74,18 @@ static void cost_cases(const struct flavor *f)
 		}
 		n = (size_t)snprintf(text, cap, "*filter\n:INPUT ACCEPT [0:0]\n"
 				     ":FORWARD ACCEPT [0:0]\n:OUTPUT ACCEPT [0:0]\n");
-		for (unsigned int r = 0; r < 1000; r++)
+		for (unsigned int k = 0; k < 1000; k++)
 			n += (size_t)(cc[i].linear ?
-				      cost_linear_rule(text + n, cap - n, r) :
+				      cost_linear_rule(text + n, cap - n, k) :
 				      snprintf(text + n, cap - n,
 					       "-A FORWARD -s 172.16.%u.%u -j DROP\n",
-					       r / 256, r % 256));
+					       k / 256, k % 256));
 		snprintf(text + n, cap - n,
 			 "-A FORWARD -p udp -m udp --dport 9000 -j ACCEPT\nCOMMIT\n");
-		if (iptblob_build(text, &b, err, sizeof(err))) {
-			result(false, f->name, cc[i].name, "rules: %s", err);
-			free(text);
-			continue;
-		}
+		r = build_ir(text, &b, &ir, err, sizeof(err));
 		free(text);
-		iptblob_view(&b, &v);
-		if (ir_build_ext(&v, 0, &ir, err, sizeof(err))) {
+		if (r) {
 			result(false, f->name, cc[i].name, "rules: %s", err);
-			iptblob_free(&b);
 			continue;
 		}
 		memset(&sh, 0, sizeof(sh));
