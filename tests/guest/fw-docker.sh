@@ -60,7 +60,7 @@
 # probes).  The ip_tables run must itself show all of this (else the test
 # fails as a broken reference), then every part must be identical under
 # ebpfilter.  Ends with "N passed, N failed" over the parts.
-# run-all-cost: 330
+# run-all-cost: 130
 . tests/guest/fw-lib.sh
 fw_tier docker
 

@@ -72,7 +72,7 @@
 # itself show the behaviour above, or the test fails as a broken reference.
 # Ends with "N passed, N failed" over the parts.
 # run-all-timeout: 900
-# run-all-cost: 400
+# run-all-cost: 150
 . tests/guest/fw-lib.sh
 fw_tier kube-proxy
 

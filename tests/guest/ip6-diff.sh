@@ -6,7 +6,7 @@
 # (commands, outputs, exit codes) must be identical.  ipt-diff.sh with
 # IPT_FAMILY=6; skipped when the module has no ipv6 parameter.
 # Ends with "N passed, N failed" over the sessions.
-# run-all-cost: 300
+# run-all-cost: 270
 # run-all-timeout: 1200
 # (not in the smoke tier: ip6-badblob is the IPv6 smoke test; the reduced
 # tier runs ipt-diff.sh's subset: the sessions of every table and errors)

@@ -8,7 +8,7 @@
 # IPT_BOTH_IP_TABLES=1 (run-guest --env): the reference twice, its second
 # run filed as "ebpfilter": the check that the sessions compare equal when
 # the engines behave alike.
-# run-all-cost: 330
+# run-all-cost: 200
 # run-all-timeout: 1200
 # run-all-tier: smoke (there and in the reduced tier: the sessions of every
 # table and of errors)

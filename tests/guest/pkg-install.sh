@@ -14,7 +14,7 @@
 # Under TCG this takes 4-7 min (the DKMS compile alone ~3 min), more than
 # tests/run-all's 600 s per guest test.
 # run-all-timeout: 1800
-# run-all-cost: 300
+# run-all-cost: 500
 # run-all-after: deb (tests/host.d/deb builds the package it installs)
 . tests/vm/lib.sh
 require_guest
