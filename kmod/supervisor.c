@@ -292,6 +292,7 @@ static int handshake_locked(void)
 		return -EPROTO;
 	}
 	err = -EPROTO;
+	h = x.data;	/* read only once its size is checked */
 	if (x.status) {
 		pr_err("helper handshake failed: helper reports error %d\n",
 		       x.status);
@@ -299,27 +300,23 @@ static int handshake_locked(void)
 	} else if (x.data_len != sizeof(*h)) {
 		pr_err("helper handshake failed: reply of %zu bytes\n",
 		       x.data_len);
-	} else if (((const struct ebpf_hello *)x.data)->proto_version !=
-		   EBPF_PROTO_VERSION) {
-		h = x.data;
+	} else if (h->proto_version != EBPF_PROTO_VERSION) {
 		pr_err("helper handshake failed: helper speaks protocol %u, module %u\n",
 		       h->proto_version, EBPF_PROTO_VERSION);
-	} else if (serve_ipv6 && ipv6_given &&
-		   !(((const struct ebpf_hello *)x.data)->features &
-		     EBPF_FEAT_IP6T)) {
+	} else if (serve_ipv6 && !(h->features & EBPF_FEAT_IP6T) &&
+		   ipv6_given) {
 		/* the tc and netfilter mechanisms have no IPv6 tables */
 		pr_err("ipv6=Y, but the helper does not serve IPv6 with mechanism %s: load with mechanism=kmod (or auto) or with ipv6=0\n",
 		       mechanism);
 		err = -EOPNOTSUPP;
 	} else {
 		/* the default: IPv6 where the helper serves it (decided at
-		 * the first handshake, before the sockopts are registered) */
-		if (serve_ipv6 && !(((const struct ebpf_hello *)x.data)->features &
-				    EBPF_FEAT_IP6T)) {
+		 * the first handshake, before the sockopts are registered)
+		 */
+		if (serve_ipv6 && !(h->features & EBPF_FEAT_IP6T)) {
 			serve_ipv6 = false;
 			ebpf_xt_drop_ipv6();
 		}
-		h = x.data;
 		memcpy(sup.helper_version, h->version, sizeof(h->version));
 		sup.helper_version[sizeof(sup.helper_version) - 1] = '\0';
 		memcpy(sup.mechanism, h->mechanism, sizeof(h->mechanism));
