@@ -73,12 +73,25 @@ tc_kernel=0
 grep -v local-frag $probes >"$out/probes-nofrag.txt"
 
 # TCP segments retransmitted so far in the topology's namespaces (read
-# through the listeners there: no process per namespace)
+# through the listeners there, with builtins: no process per namespace,
+# none per call; each file has a "Tcp:" line of names, then one of values)
 tcp_retrans() {
-	local p files=
-	for p in $TOPO_SERVERS; do files="$files /proc/$p/net/snmp"; done
-	cat $files | awk '$1 == "Tcp:" { if (!f) for (i = 2; i <= NF; i++) if ($i == "RetransSegs") f = i
-			if (hdr = !hdr) next; s += $f } END { print s + 0 }'
+	local p f col s=0
+	for p in $TOPO_SERVERS; do
+		col=
+		while read -r -a f; do
+			[ "${f[0]}" = Tcp: ] || continue
+			if [ -z "$col" ]; then
+				for col in "${!f[@]}"; do
+					[ "${f[col]}" = RetransSegs ] && break
+				done
+			else
+				s=$((s + f[col]))
+				break
+			fi
+		done <"/proc/$p/net/snmp"
+	done
+	echo $s
 }
 
 run=0
