@@ -17,10 +17,11 @@ ebpf_install
 bpf_objs() {
 	echo "$(bpf_count prog .) $(bpf_count map .) $(bpf_count link .)"
 }
-nf_refs() {	# the netfilter modules' reference counts
+nf_refs() {	# the netfilter modules' reference counts (builtins: no exec)
+	local m r
 	for m in /sys/module/{x_tables,nf_conntrack,nf_nat,nf_defrag_ipv4,xt_*}; do
-		[ -e "$m/refcnt" ] && echo "${m##*/}=$(cat "$m/refcnt")"
-	done | tr '\n' ' '
+		[ -e "$m/refcnt" ] && read -r r <"$m/refcnt" && printf '%s=%s ' "${m##*/}" "$r"
+	done
 }
 mem() { awk '/^(SUnreclaim|VmallocUsed|Slab):/ { printf "%s=%s ", $1, $2 }' /proc/meminfo; }
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
