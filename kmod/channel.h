@@ -29,6 +29,7 @@ struct ebpf_exchange {
 	u16 type;
 	u16 flags;
 	u32 id;
+	const char *what;	/* the request, for dmesg (NULL: its type) */
 	struct kvec iov[3];
 	unsigned int niov;
 	unsigned int timeout_ms;

@@ -57,6 +57,25 @@ static int check_caller(struct net *net)
 	return 0;
 }
 
+/*
+ * The name dmesg gives a request the helper died serving (@optname: the
+ * IPT_SO_* of it, ipt_optname(); the SET and GET numbers overlap).
+ */
+static const char *sockopt_name(u8 pf, bool set, int optname)
+{
+	bool v6 = pf == NFPROTO_IPV6;
+
+	if (set)
+		return optname == IPT_SO_SET_REPLACE ?
+			(v6 ? "IP6T_SO_SET_REPLACE" : "IPT_SO_SET_REPLACE") :
+			(v6 ? "IP6T_SO_SET_ADD_COUNTERS" : "IPT_SO_SET_ADD_COUNTERS");
+	if (optname == IPT_SO_GET_INFO)
+		return v6 ? "IP6T_SO_GET_INFO" : "IPT_SO_GET_INFO";
+	if (optname == IPT_SO_GET_ENTRIES)
+		return v6 ? "IP6T_SO_GET_ENTRIES" : "IPT_SO_GET_ENTRIES";
+	return v6 ? "an ip6tables revision query" : "an iptables revision query";
+}
+
 /* Send a sockopt to the helper; @x->iov[1] is the caller's data. */
 static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, u8 pf,
 		 bool set, int optname, unsigned int user_len)
@@ -71,6 +90,7 @@ static int proxy(struct ebpf_exchange *x, const struct ebpf_net *en, u8 pf,
 	int err;
 
 	x->type = set ? EBPF_MSG_SOCKOPT_SET : EBPF_MSG_SOCKOPT_GET;
+	x->what = sockopt_name(pf, set, optname);
 	x->iov[0].iov_base = &so;
 	x->iov[0].iov_len = sizeof(so);
 	x->niov = 2;

@@ -48,6 +48,7 @@ static struct {
 	unsigned int quick_deaths;
 	unsigned long throttle_until;
 	u32 state_id;			/* see EBPF_F_STATE; 0: none yet */
+	const char *serving;		/* the request in flight, or NULL */
 	void (*orig_state_change)(struct sock *sk);
 	struct work_struct death_work;
 	bool conntrack_held;		/* init_net's nf_ct_netns_get() */
@@ -136,10 +137,15 @@ static void helper_gone_locked(const char *why)
 		return;
 	}
 	describe_exit(code, how, sizeof(how));
+	/* what it was serving: a request it died in failed with EIO */
 	if (why)
-		pr_err("helper (pid %d) %s; killed (%s)\n", sup.pid, why, how);
+		pr_err("helper (pid %d) %s; killed (%s)%s%s\n", sup.pid, why,
+		       how, sup.serving ? " while serving " : "",
+		       sup.serving ?: "");
 	else
-		pr_err("helper (pid %d) died: %s\n", sup.pid, how);
+		pr_err("helper (pid %d) died: %s%s%s\n", sup.pid, how,
+		       sup.serving ? " while serving " : "",
+		       sup.serving ?: "");
 
 	if (time_before(jiffies, sup.started_at + QUICK_DEATH_WINDOW))
 		sup.quick_deaths++;
@@ -236,11 +242,14 @@ static int exchange_locked(struct ebpf_exchange *x)
 	int err;
 
 	x->id = next_id_locked();
+	sup.serving = x->what;
 	err = exchange_ct_locked(x);
 	if (!err && (x->reply_flags & EBPF_F_STATE))
 		sup.state_id = x->id;
-	if (!err)
+	if (!err) {
+		sup.serving = NULL;
 		return 0;
+	}
 	switch (err) {
 	case -ETIMEDOUT:
 		snprintf(why, sizeof(why), "did not answer within %u ms",
@@ -249,12 +258,14 @@ static int exchange_locked(struct ebpf_exchange *x)
 	case -ECONNRESET:
 	case -EPIPE:
 		helper_gone_locked(NULL);
+		sup.serving = NULL;
 		return -ECONNRESET;
 	default:
 		snprintf(why, sizeof(why), "sent a malformed reply (%d)", err);
 		break;
 	}
 	helper_gone_locked(why);
+	sup.serving = NULL;
 	return err;
 }
 

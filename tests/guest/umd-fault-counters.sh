@@ -198,8 +198,9 @@ send 20
 $IPT-restore --noflush </tmp/big.rules 2>/dev/null &&
 	fail "the big change succeeded although its helper died"
 died_at big-request
-dmesg_since_mark | grep -q 'died: exited with status 134' ||
-	fail "the helper's death in a big request not reported as a death: $(dmesg_since_mark | grep 'helper (pid' | tail -n 2)"
+# ... naming the request it died in
+dmesg_since_mark | grep -q 'died: exited with status 134 while serving IPT_SO_SET_REPLACE$' ||
+	fail "the helper's death in a big request not reported as a death in its SET_REPLACE: $(dmesg_since_mark | grep 'helper (pid' | tail -n 2)"
 ! dmesg_since_mark | grep 'did not answer' || fail "a death reported as a timeout"
 request_ok || wait_for 10 request_ok || fail "no helper after the fault"
 ! $IPT -w -S BIG >/dev/null 2>&1 || fail "chain BIG of the failed change exists"
