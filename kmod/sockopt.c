@@ -208,6 +208,14 @@ static int add_counters(struct ebpf_net *en, u8 pf, sockptr_t arg,
 		ret = -EFAULT;
 		goto out;
 	}
+	/* a table this module holds: added here, no helper involved */
+	if (len > sizeof(info)) {
+		((struct xt_counters_info *)blob)->name[XT_TABLE_MAXNAMELEN - 1] = '\0';
+		ret = ebpf_xt_add_counters(en, fam_index(pf), blob,
+					   blob + sizeof(info));
+		if (!ret)
+			goto out;
+	}
 	x.iov[1].iov_base = blob;
 	x.iov[1].iov_len = len;
 	ret = proxy(&x, en, pf, true, IPT_SO_SET_ADD_COUNTERS, len);

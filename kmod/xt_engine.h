@@ -197,6 +197,9 @@ void ebpf_xt_builtin_unregister_ipv6(void);
  * (netns.c: init, then pre_exit unhooks them and exit frees them)
  */
 int ebpf_xt_install(const struct ebpf_ctl_install *req);
+int ebpf_xt_add_counters(struct ebpf_net *en, enum ebpf_xt_fam fam,
+			 const struct xt_counters_info *info,
+			 const struct xt_counters *add);
 void ebpf_xt_net_init(struct ebpf_net *en);
 void ebpf_xt_net_unhook(struct ebpf_net *en);
 void ebpf_xt_net_free(struct ebpf_net *en);

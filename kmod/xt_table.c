@@ -356,6 +356,51 @@ put_net:
 	return ret;
 }
 
+/**
+ * ebpf_xt_add_counters() - IPT_SO_SET_ADD_COUNTERS on a table this module
+ *                          holds, as ip_tables' do_add_counters()
+ * @en:   the caller's namespace
+ * @fam:  the family's index
+ * @info: the request's header, its name NUL-terminated
+ * @add:  @info->num_counters counters, one per entry in order
+ *
+ * Added here, into the table in force, with or without a helper running:
+ * the caller holds the counts its SET_REPLACE returned until this call
+ * adds them back, and a helper that died serving it lost them (issue 21's
+ * kill-faults, 2026-12-06).  The helper reads the table's counters map,
+ * which these are added to, with what its programs counted.
+ *
+ * Return: 0 once added; -ENOENT when no table of that name and size is
+ * in force here (the helper answers the request then, as before).
+ */
+int ebpf_xt_add_counters(struct ebpf_net *en, enum ebpf_xt_fam fam,
+			 const struct xt_counters_info *info,
+			 const struct xt_counters *add)
+{
+	struct ebpf_xt_table *t;
+	unsigned int i;
+	int idx, ret = -ENOENT;
+
+	idx = table_named(info->name);
+	if (idx < 0)
+		return -ENOENT;
+	mutex_lock(&en->lock);
+	t = rcu_dereference_protected(en->slots[fam][idx].live,
+				      lockdep_is_held(&en->lock));
+	if (t && t->number == info->num_counters) {
+		/* the programs and the walk add atomically to the same slots */
+		for (i = 0; i < t->number; i++) {
+			atomic64_add(add[i].pcnt,
+				     (atomic64_t *)&t->counters[i].pkts);
+			atomic64_add(add[i].bcnt,
+				     (atomic64_t *)&t->counters[i].bytes);
+		}
+		ret = 0;
+	}
+	mutex_unlock(&en->lock);
+	return ret;
+}
+
 /*
  * The name of the table of @en and family @fam installed @n-th most
  * recently for the first time (0: the newest), or NULL:

@@ -234,12 +234,15 @@ static int handle_sockopt(const struct ebpf_msg_hdr *hdr, const struct buf *in,
 	status = ipt_use_netns(so->netns, so->family);
 	if (status)
 		return channel_reply(hdr, status, NULL, 0);
-	if (hdr->type == EBPF_MSG_SOCKOPT_GET)
+	if (hdr->type == EBPF_MSG_SOCKOPT_GET) {
 		status = ipt_sockopt_get(so->optname, data, so->in_len,
 					 so->user_len, &reply);
-	else
+	} else {
+		if (so->optname == IPT_SO_SET_ADD_COUNTERS)
+			test_fault("add-counters");
 		status = ipt_sockopt_set(so->optname, data, so->in_len,
 					 &reply, &changed);
+	}
 	if (status == -IPT_BACKEND_NEED_CONNTRACK)
 		return ask_for_conntrack(hdr);
 	if (status) {

@@ -9,6 +9,8 @@
  *   commit-live  the new programs live, before the state is saved
  *   reply        the change live and saved, before the reply is sent
  *   restore      a restarted helper adopting the saved state (RESTORE)
+ *   add-counters an ADD_COUNTERS reached the helper (the module serves
+ *                those of the tables it holds: it must not reach it)
  */
 #ifdef EBPF_TEST_FAULTS
 #include <fcntl.h>
