@@ -64,7 +64,7 @@ settle() { sleep "${SOAK_KILL_GAP:-10.5}"; }
 # equal what it sent; a difference is logged with the event before it
 : >"$O/counter.events"
 check_counters() {
-	local a d ca cd
+	local a d ca cd la ld log
 	touch "$O/stop.pause"
 	wait_for 10 test -e "$O/stop.counts" || fail "probe does not pause"
 	sleep 0.2
@@ -75,13 +75,15 @@ check_counters() {
 	echo "$1: sent $a/$d counted ACCEPT $ca DROP $cd" >>"$O/counter.events"
 	# a check that lost what the one before had: the event's context into
 	# the part's log (the guest's files are gone with it)
-	if [ $((a - ${ca:-0})) != "$lost_a" ] || [ $((d - ${cd:-0})) != "$lost_d" ]; then
-		echo "--- short at $1: lost ACCEPT $lost_a -> $((a - ${ca:-0})), DROP $lost_d -> $((d - ${cd:-0})); the kernel log since the event before, the writer's last errors:"
-		dmesg_since_mark | sed -n "$((event_line + 1)),\$p" | tail -n 20
+	la=$((a - ${ca:-0})) ld=$((d - ${cd:-0}))
+	log=$(dmesg_since_mark)
+	if [ "$la" != "$lost_a" ] || [ "$ld" != "$lost_d" ]; then
+		echo "--- short at $1: lost ACCEPT $lost_a -> $la, DROP $lost_d -> $ld; the kernel log since the event before, the writer's last errors:"
+		printf '%s\n' "$log" | sed -n "$((event_line + 1)),\$p" | tail -n 20
 		tail -n 3 "$O/writer.err"
 	fi
-	lost_a=$((a - ${ca:-0})) lost_d=$((d - ${cd:-0}))
-	event_line=$(dmesg_since_mark | wc -l)
+	lost_a=$la lost_d=$ld
+	event_line=$(printf '%s\n' "$log" | wc -l)
 	rm -f "$O/stop.pause"
 }
 lost_a=0 lost_d=0 event_line=0
