@@ -123,7 +123,7 @@ static void describe_exit(int code, char *buf, size_t len)
  */
 static void helper_gone_locked(const char *why)
 {
-	char how[48];
+	char how[80];	/* "exited with status N while serving IP6T_..." */
 	int code = 0, err;
 
 	if (!sup.umd.tgid && !sup.umd.chan)
@@ -138,14 +138,16 @@ static void helper_gone_locked(const char *why)
 	}
 	describe_exit(code, how, sizeof(how));
 	/* what it was serving: a request it died in failed with EIO */
+	if (sup.serving) {
+		size_t n = strlen(how);
+
+		scnprintf(how + n, sizeof(how) - n, " while serving %s",
+			  sup.serving);
+	}
 	if (why)
-		pr_err("helper (pid %d) %s; killed (%s)%s%s\n", sup.pid, why,
-		       how, sup.serving ? " while serving " : "",
-		       sup.serving ?: "");
+		pr_err("helper (pid %d) %s; killed (%s)\n", sup.pid, why, how);
 	else
-		pr_err("helper (pid %d) died: %s%s%s\n", sup.pid, how,
-		       sup.serving ? " while serving " : "",
-		       sup.serving ?: "");
+		pr_err("helper (pid %d) died: %s\n", sup.pid, how);
 
 	if (time_before(jiffies, sup.started_at + QUICK_DEATH_WINDOW))
 		sup.quick_deaths++;
@@ -246,25 +248,24 @@ static int exchange_locked(struct ebpf_exchange *x)
 	err = exchange_ct_locked(x);
 	if (!err && (x->reply_flags & EBPF_F_STATE))
 		sup.state_id = x->id;
-	if (!err) {
-		sup.serving = NULL;
-		return 0;
-	}
 	switch (err) {
+	case 0:
+		break;
 	case -ETIMEDOUT:
 		snprintf(why, sizeof(why), "did not answer within %u ms",
 			 x->timeout_ms);
+		helper_gone_locked(why);
 		break;
 	case -ECONNRESET:
 	case -EPIPE:
 		helper_gone_locked(NULL);
-		sup.serving = NULL;
-		return -ECONNRESET;
+		err = -ECONNRESET;
+		break;
 	default:
 		snprintf(why, sizeof(why), "sent a malformed reply (%d)", err);
+		helper_gone_locked(why);
 		break;
 	}
-	helper_gone_locked(why);
 	sup.serving = NULL;
 	return err;
 }
