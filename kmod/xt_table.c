@@ -78,18 +78,54 @@ static void table_free(struct ebpf_xt_table *t, bool checked)
 	kfree(t);
 }
 
+/* EBPF_INSTALL_F_PARKED's map, held for the install's duration */
+struct ebpf_xt_parked {
+	struct bpf_map *map;
+	struct ebpf_counter *counters;
+};
+
 /*
- * The programs and the counters map, from the helper's fds; the maps
- * through the helper's carrier program where the kernel needs one
- * (compat.h's ebpf_map_get()).
+ * A counters map from the helper's fd: an array of one value with room
+ * for @number struct ebpf_counter; its value's address in *@counters
+ * (array values stay put while the map lives).
+ */
+static struct bpf_map *counters_map_get(int fd, struct bpf_prog *carrier,
+					unsigned int number,
+					struct ebpf_counter **counters)
+{
+	struct bpf_map *map = ebpf_map_get(fd, carrier);
+	u32 zero = 0;
+	void *value;
+
+	if (IS_ERR(map))
+		return map;
+	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->key_size != 4 ||
+	    map->max_entries < 1 ||
+	    map->value_size / sizeof(struct ebpf_counter) < number)
+		goto bad;
+	rcu_read_lock();
+	value = map->ops->map_lookup_elem(map, &zero);
+	rcu_read_unlock();
+	if (!value)
+		goto bad;
+	*counters = value;
+	return map;
+bad:
+	bpf_map_put(map);
+	return ERR_PTR(-EINVAL);
+}
+
+/*
+ * The programs, the counters map and the parked one (EBPF_INSTALL_F_PARKED:
+ * into *@parked), from the helper's fds; the maps through the helper's
+ * carrier program where the kernel needs one (compat.h's ebpf_map_get()).
  */
 static int take_bpf_objects_via(struct ebpf_xt_table *t,
 				const struct ebpf_ctl_install *req,
-				struct bpf_prog *carrier)
+				struct bpf_prog *carrier,
+				struct ebpf_xt_parked *parked)
 {
 	struct bpf_map *map;
-	u32 zero = 0;
-	void *value;
 	int h;
 
 	for (h = 0; h < NF_INET_NUMHOOKS; h++) {
@@ -105,20 +141,18 @@ static int take_bpf_objects_via(struct ebpf_xt_table *t,
 			return PTR_ERR(p);
 		t->prog[h] = p;
 	}
-	map = ebpf_map_get(req->counters_fd, carrier);
+	map = counters_map_get(req->counters_fd, carrier, t->number,
+			       &t->counters);
 	if (IS_ERR(map))
 		return PTR_ERR(map);
 	t->counters_map = map;
-	if (map->map_type != BPF_MAP_TYPE_ARRAY || map->key_size != 4 ||
-	    map->max_entries < 1 ||
-	    map->value_size / sizeof(struct ebpf_counter) < t->number)
-		return -EINVAL;
-	rcu_read_lock();
-	value = map->ops->map_lookup_elem(map, &zero);
-	rcu_read_unlock();
-	if (!value)
-		return -EINVAL;
-	t->counters = value;	/* array values stay put while the map lives */
+	if (req->flags & EBPF_INSTALL_F_PARKED) {
+		map = counters_map_get(req->parked_fd, carrier, t->number,
+				       &parked->counters);
+		if (IS_ERR(map))
+			return PTR_ERR(map);
+		parked->map = map;
+	}
 	if (!(req->flags & EBPF_INSTALL_F_RESUME))
 		return 0;
 	map = ebpf_map_get(req->resume_fd, carrier);
@@ -133,7 +167,8 @@ static int take_bpf_objects_via(struct ebpf_xt_table *t,
 }
 
 static int take_bpf_objects(struct ebpf_xt_table *t,
-			    const struct ebpf_ctl_install *req)
+			    const struct ebpf_ctl_install *req,
+			    struct ebpf_xt_parked *parked)
 {
 	struct bpf_prog *carrier = NULL;
 	int ret;
@@ -144,7 +179,7 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 		if (IS_ERR(carrier))
 			return PTR_ERR(carrier);
 	}
-	ret = take_bpf_objects_via(t, req, carrier);
+	ret = take_bpf_objects_via(t, req, carrier, parked);
 	if (carrier)
 		bpf_prog_put(carrier);
 	return ret;
@@ -187,6 +222,39 @@ static void adopt_counters(const struct ebpf_xt_table *old,
 	if (head + tail < old->number && slot->en->id == EBPF_NETNS_INIT)
 		pr_info("%s table: the restored rules differ from those in force: the counters of %u of their %u rules carried over\n",
 			slot->def->name, head + tail, old->number);
+}
+
+/*
+ * EBPF_INSTALL_F_PARKED: the counts of the rules a change replaced, which
+ * a helper that died before the change's caller was answered parked (the
+ * helper's commit.c, "Parked counters").  Where the change went live,
+ * only that map has them: moved to @new's counters rule for rule (the
+ * restored rules are the replaced ones), the parked slots zeroed, so
+ * that a restore repeated with the same parked map (its helper died too)
+ * adds nothing twice.  Where it did not, the map is @old's, counting
+ * still: adopt_counters() carries it.
+ */
+static void move_parked(const struct ebpf_xt_parked *parked,
+			const struct ebpf_xt_table *old,
+			const struct ebpf_xt_table *new,
+			const struct ebpf_xt_slot *slot)
+{
+	unsigned int i;
+
+	if (!parked->map || (old && parked->map == old->counters_map))
+		return;
+	for (i = 0; i < new->number; i++) {
+		struct ebpf_counter *from = &parked->counters[i];
+		struct ebpf_counter *to = &new->counters[i];
+
+		atomic64_add(atomic64_xchg((atomic64_t *)&from->pkts, 0),
+			     (atomic64_t *)&to->pkts);
+		atomic64_add(atomic64_xchg((atomic64_t *)&from->bytes, 0),
+			     (atomic64_t *)&to->bytes);
+	}
+	if (slot->en->id == EBPF_NETNS_INIT)
+		pr_info("%s table: the counts of the rules a change replaced before its caller was answered, moved to the restored rules\n",
+			slot->def->name);
 }
 
 /*
@@ -265,6 +333,7 @@ install_family(const struct ebpf_ctl_install *req)
 
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
+	struct ebpf_xt_parked parked = { NULL, NULL };
 	const struct ebpf_xt_family *fam;
 	struct ebpf_xt_table *t, *old;
 	struct ebpf_xt_slot *slot;
@@ -273,8 +342,11 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	bool checked = false;
 	int ret, idx;
 
-	if (req->size != sizeof(*req) ||
-	    (req->flags & ~(EBPF_INSTALL_F_RESUME | EBPF_INSTALL_F_ADOPT)))
+	if (req->size != sizeof(*req) || req->reserved ||
+	    (req->flags & ~(EBPF_INSTALL_F_RESUME | EBPF_INSTALL_F_ADOPT |
+			    EBPF_INSTALL_F_PARKED)) ||
+	    ((req->flags & EBPF_INSTALL_F_PARKED) &&
+	     !(req->flags & EBPF_INSTALL_F_ADOPT)))
 		return -EINVAL;
 	fam = install_family(req);
 	if (!fam)
@@ -313,7 +385,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	ret = -EFAULT;
 	if (copy_from_user(t->entries, u64_to_user_ptr(req->entries), t->size))
 		goto out;
-	ret = take_bpf_objects(t, req);
+	ret = take_bpf_objects(t, req, &parked);
 	if (ret)
 		goto out;
 	ret = fam->translate(t, req, slot->def->name);
@@ -347,10 +419,13 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 	wait_for_readers();
 	if (old && (req->flags & EBPF_INSTALL_F_ADOPT))
 		adopt_counters(old, t, slot);
+	move_parked(&parked, old, t, slot);
 	t = NULL;
 	table_free(old, true);
 out:
 	table_free(t, checked);
+	if (parked.map)
+		bpf_map_put(parked.map);
 put_net:
 	put_net(net);
 	return ret;

@@ -96,6 +96,18 @@
  *               as ip6t_do_table(), until the code generator serves IPv6)
  * @netns:       the network namespace whose table this is (proto.h's
  *               ids); ESRCH when it is gone (the helper then forgets it)
+ * @parked_fd:   with EBPF_INSTALL_F_PARKED in @flags (and ADOPT): a
+ *               counters map as @counters_fd's, of these very rules: the
+ *               map of the rules a change replaced, parked by a helper
+ *               that died before the change's caller was answered; else
+ *               ignored (-1).  Where it is not the counters map of the
+ *               table in force (the change went live), the module moves
+ *               its counts to the new counters entry for entry (adds
+ *               them, and zeroes the parked ones: a second restore of the
+ *               same parked map adds nothing); where it is (the helper
+ *               died before the switch), the ADOPT carry has them.
+ *               Resolved as @counters_fd is (@maps_prog_fd uses it too)
+ * @reserved:    0
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
@@ -121,6 +133,8 @@ struct ebpf_ctl_install {
 	__s32 maps_prog_fd;
 	__u32 family;
 	__u64 netns;
+	__s32 parked_fd;
+	__u32 reserved;
 };
 
 /* struct ebpf_ctl_install.flags */
@@ -136,6 +150,8 @@ struct ebpf_ctl_install {
  * the restore was compiled, is lost, and none is counted twice.
  */
 #define EBPF_INSTALL_F_ADOPT	0x2
+/* With ADOPT: @parked_fd names the replaced rules' parked counters map. */
+#define EBPF_INSTALL_F_PARKED	0x4
 
 /* The deepest jump stack a resume record carries (BPF's call depth). */
 #define EBPF_RESUME_MAX_DEPTH	8

@@ -24,14 +24,19 @@
 #   7. add-counters (kmod): a change's ADD_COUNTERS never reaches the
 #      helper, armed to die in one (one killed there lost the counts the
 #      caller was adding back: the soak's kill-faults, 2026-12-06)
+#   8. commit-switched (kmod): the module switched to the change, the
+#      helper dies before it keeps the new counters map (the replaced
+#      rules' map, let go of by the module, died with it and every count
+#      of the table with it: the soak's kill-faults, 2026-12-06); then
+#      kill -9 of the helper that restored (the parked counts moved once)
 # Each failed change is absent afterwards, the acknowledged ones present;
 # the BPF maps after the sequences are those before them.
 #
 # Then, when the module has the ipv6 parameter (loaded with ipv6=1 from the
 # start, an IPv6 table beside the IPv4 one), sequences 1 to 4 again on the
 # IPv6 filter table (its counters map parked and restored as IPv4's; 5
-# needs sockopt-req, which speaks IPv4 only), and 7; sequences 1, 4 and 7
-# only when EBPF_TIER is not full.  The rules of the other family must keep their
+# needs sockopt-req, which speaks IPv4 only), 7 and 8; sequences 1, 4, 7
+# and 8 only when EBPF_TIER is not full.  The rules of the other family must keep their
 # counts through every fault.
 # run-all-cost: 120
 . tests/guest/ipt-lib.sh
@@ -108,6 +113,23 @@ change_fails() {
 	echo "-A INPUT -s $(addr 1 "$1")/$plen -j ACCEPT" >>/tmp/failed.$IPT_FAMILY
 }
 
+# fault_then_kill POINT N LABEL: change N fails, its helper dying at
+# POINT; the helper that restored is killed -9; check LABEL
+fault_then_kill() {
+	local pid
+	arm "$1"
+	send 35
+	change_fails "$2"
+	died_at "$1"
+	request_ok || wait_for 10 request_ok || fail "no helper after the fault"
+	send 5
+	pid=$(helper_pids)
+	kill -9 "$pid"
+	wait_for 10 dmesg_has "helper (pid $pid) died" || fail "death of $pid not noticed"
+	send 5
+	check "$3"
+}
+
 # sequences FAMILY N...: the sequences N of the header on FAMILY's table
 sequences() {
 fam "$1"
@@ -150,17 +172,7 @@ fi
 if in_list 3 "$@"; then
 dmesg_mark
 settle
-arm commit-live
-send 35
-change_fails 4
-died_at commit-live
-request_ok || wait_for 10 request_ok || fail "no helper after the fault"
-send 5
-pid=$(helper_pids)
-kill -9 "$pid"
-wait_for 10 dmesg_has "helper (pid $pid) died" || fail "death of $pid not noticed"
-send 5
-check "3. commit-live, then kill -9 after the restore"
+fault_then_kill commit-live 4 "3. commit-live, then kill -9 after the restore"
 fi
 
 if in_list 4 "$@"; then
@@ -213,6 +225,14 @@ send 10
 check "7. ADD_COUNTERS served by the module"
 fi
 
+if in_list 8 "$@" && [ "$(ebpf_mech)" = kmod ]; then
+dmesg_mark
+settle
+fault_then_kill commit-switched 6 "8. commit-switched, then kill -9 after the restore"
+dmesg_since_mark | grep -q "a change replaced before its caller was answered, moved to the restored rules" ||
+	fail "the restore did not say it moved the parked counts"
+fi
+
 if in_list 6 "$@"; then
 dmesg_mark
 settle
@@ -242,9 +262,9 @@ in_list() {	# WORD LIST...
 	return 1
 }
 
-sequences 4 1 2 3 4 5 6 7
+sequences 4 1 2 3 4 5 6 7 8
 if [ "$families" = "4 6" ]; then
-	if [ "${EBPF_TIER-}" = full ]; then sequences 6 1 2 3 4 7; else sequences 6 1 4 7; fi
+	if [ "${EBPF_TIER-}" = full ]; then sequences 6 1 2 3 4 7 8; else sequences 6 1 4 7 8; fi
 fi
 
 # in each family the changes acknowledged go on counting (the IPv4 rule

@@ -4,8 +4,11 @@
  * unless -DEBPF_TEST_FAULTS (the ebpfilter-umh-faults variant).
  *
  * /run/ebpfilter-fault holds "POINT [N]": die the Nth time (default the
- * first) POINT is reached.  The points (umh/main.c):
+ * first) POINT is reached.  The points (umh/main.c, unless named):
  *   commit       a SET_REPLACE validated, before the new programs load
+ *   commit-switched (kmod) the module switched to a change's rules,
+ *                before the helper keeps the new counters map (load/
+ *                commit.c)
  *   commit-live  the new programs live, before the state is saved
  *   reply        the change live and saved, before the reply is sent
  *   restore      a restarted helper adopting the saved state (RESTORE)

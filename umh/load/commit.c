@@ -53,8 +53,15 @@
  * very state adds the parked counts to the restored base counters
  * (enforce_read_parked_counters()); a restore of any other state (the
  * change was acknowledged, its caller has the counts) ignores them.
+ * kmod parks before the module's switch (install_table(): the module
+ * lets go of the replaced map in the call), so the parked map may be the
+ * one in force still; its restore hands the map to the module, which
+ * moves its counts only if it is not (the soak's kill-faults lost every
+ * count of a table when the helper died between the switch and the
+ * park, 2026-12-06).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,6 +75,7 @@
 #include "ir/ir.h"
 #include "lib/log.h"
 #include "lib/phase.h"
+#include "lib/test_faults.h"
 #include "load/bpf_enforce.h"
 #include "load/enforce.h"
 #include "load/map_keep.h"
@@ -114,6 +122,8 @@ struct enf_table {
 static struct {
 	bool probed, inited, attached;
 	bool parked_read;	/* a restore read the parked counters */
+	/* kmod: the restore's install hands the parked map to the module */
+	bool parked_to_module;
 	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* o.ctr_fd: the initial namespace's tables' */
@@ -164,13 +174,9 @@ static void xclose(int *fd)
 	*fd = -1;
 }
 
-/* A record's retired map may be the parked one (same fd): each lets go of
- * it without closing it while the other still holds it. */
 static void let_go_retired(struct enf_table *e)
 {
-	if (e->retired_fd != S.o.retired_fd)
-		xclose(&e->retired_fd);
-	e->retired_fd = -1;
+	xclose(&e->retired_fd);
 }
 
 /* What record @e holds, let go of (the record itself is the caller's). */
@@ -181,18 +187,40 @@ static void table_rec_release(struct enf_table *e)
 	enf_keep_free(&e->keep);
 }
 
+/* The parked map is a descriptor of its own (park()): nothing else
+ * closes it. */
 static void drop_parked(void)
 {
-	int fd = S.o.retired_fd;
-	size_t i;
-
-	S.o.retired_fd = -1;
+	xclose(&S.o.retired_fd);
 	S.parked_read = false;
-	for (i = 0; i < S.tables.n && fd >= 0; i++)
-		if (S.tables.v[i].retired_fd == fd)
-			return;
-	if (fd >= 0)
-		close(fd);
+	S.parked_to_module = false;
+}
+
+/*
+ * Park the counters map @ctr of table @e's @n rules, as the counts of
+ * saved state @state's rules, and store it in the vault (see "Parked
+ * counters").  Failing, nothing is parked (a death before the caller is
+ * answered then loses what those rules counted, said here).
+ */
+static void park(const struct enf_table *e, int ctr, unsigned int n,
+		 uint32_t state)
+{
+	int fd;
+
+	drop_parked();
+	fd = fcntl(ctr, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0) {
+		log_warn("enforcement: parking the replaced rules' counters: %s\n",
+			 strerror(errno));
+		return;
+	}
+	S.o.retired_fd = fd;
+	S.o.retired_state = state;
+	S.o.retired_netns = e->netns;
+	S.o.retired_family = e->family;
+	S.o.retired_table = e->index;
+	S.o.retired_n = n;
+	vault_store();
 }
 
 static void close_objs(struct vault_objs *o)
@@ -447,12 +475,11 @@ static int load_generation(const struct ir_table *ir, unsigned int gen,
 
 /* Table @e's new counters map @ctr, counting @nrules rules that use
  * conntrack if @uses_ct, is in force: keep them; the replaced rules' map
- * parked under @park_state if not 0. */
+ * parked under @park_state if not 0 (the generation switch: it parks
+ * after the switch, which a restarted helper can tell from the vault). */
 static void committed(struct enf_table *e, bool uses_ct, unsigned int nrules,
 		      int ctr, uint32_t park_state)
 {
-	bool park = park_state && e->ctr_fd >= 0;
-
 	e->uses_ct = uses_ct;
 	/* kept until ipt/ read what the replaced rules counted last */
 	let_go_retired(e);
@@ -461,40 +488,65 @@ static void committed(struct enf_table *e, bool uses_ct, unsigned int nrules,
 	e->ctr_fd = ctr;
 	e->nentries = nrules;
 	mirror_to_vault(e);
-	if (park) {
-		drop_parked();
-		S.o.retired_fd = e->retired_fd;
-		S.o.retired_state = park_state;
-		S.o.retired_netns = e->netns;
-		S.o.retired_family = e->family;
-		S.o.retired_table = e->index;
-		S.o.retired_n = e->retired_n;
+	if (park_state && e->retired_fd >= 0) {
+		park(e, e->retired_fd, e->retired_n, park_state);
+		return;		/* stored */
 	}
-	/* the other namespaces' maps are not the vault's: only a park */
-	if (e->netns == EBPF_NETNS_INIT || park)
+	/* the other namespaces' maps are not the vault's */
+	if (e->netns == EBPF_NETNS_INIT)
 		vault_store();
+}
+
+/* Are the parked counters of table @t's rules (its netns, family, table
+ * and rule count)? */
+static bool parked_is_of(const struct ipt_table_view *t)
+{
+	const struct vault_objs *o = &S.o;
+
+	return o->retired_fd >= 0 && o->retired_netns == t->netns &&
+	       o->retired_family == t->family && o->retired_table == t->index &&
+	       o->retired_n == t->num_entries;
 }
 
 /*
  * Hand table @t to the mechanism's kernel side (kmod) with the programs
  * @fds, its counters map @ctr and the resume map @resume (-1: none),
  * the mechanism's names attached first if they are not yet.  0 or -errno.
+ *
+ * The module switches to the new rules and lets go of the replaced ones
+ * in the call: a helper that dies between it and committed() takes the
+ * last reference to their counters map with it.  So a sockopt's change
+ * (@park_state) parks that map before the call (the module may not have
+ * switched: the module tells in a restore, struct ebpf_ctl_install's
+ * @parked_fd), and a restore hands the map parked for it to the module.
  */
-static int install_table(const struct ipt_table_view *t,
+static int install_table(struct enf_table *e, const struct ipt_table_view *t,
 			 const int fds[CG_ALL_HOOKS], int ctr, int resume,
-			 char *err, size_t err_len)
+			 uint32_t park_state, char *err, size_t err_len)
 {
-	int r = 0;
+	int parked = -1, r = 0;
 
 	if (!S.attached) {	/* the names before the first packet */
 		r = S.ek.ops->attach(&S.o, err, err_len);
 		S.attached = !r;
 	}
+	if (park_state && e->ctr_fd >= 0)
+		park(e, e->ctr_fd, e->nentries, park_state);
+	if (t->adopt && S.parked_to_module && parked_is_of(t))
+		parked = S.o.retired_fd;
 	phase_to(PH_INSTALL);
 	if (!r)
-		r = S.ek.ops->install(t, fds, ctr, resume, err, err_len);
+		r = S.ek.ops->install(t, fds, ctr, resume, parked, err, err_len);
 	phase_to(PH_AFTER);
-	return r;
+	if (r)
+		return r;
+	if (parked >= 0) {
+		S.parked_to_module = false;
+		S.parked_read = true;
+	}
+	if (park_state)	/* switched, the replaced map parked only */
+		test_fault("commit-switched");
+	return 0;
 }
 
 /*
@@ -515,12 +567,12 @@ static int commit_walked(struct enf_table *e, const struct ipt_table_view *t,
 		snprintf(err, err_len, "counters map: %s", strerror(-ctr));
 		return ctr;
 	}
-	r = install_table(t, fds, ctr, -1, err, err_len);
+	r = install_table(e, t, fds, ctr, -1, park_state, err, err_len);
 	if (r) {
 		close(ctr);
 		return r;
 	}
-	committed(e, false, t->num_entries, ctr, park_state);
+	committed(e, false, t->num_entries, ctr, 0);
 	return 0;
 }
 
@@ -606,7 +658,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 			log_warn("enforcement: hook %u not compiled (%s); the module walks its rules\n",
 				 nfhook[h], err);
 	}
-	r = install_table(t, fds, ctr, resume, err, err_len);
+	r = install_table(e, t, fds, ctr, resume, park_state, err, err_len);
 	enf_keep_end(&e->keep, !r);
 	/* the module holds what it runs */
 	for (h = 0; h < CG_ALL_HOOKS; h++)
@@ -616,7 +668,7 @@ static int commit_install(const struct ipt_table_view *t, uint32_t park_state,
 		close(ctr);
 		goto out;
 	}
-	committed(e, ir.uses_ct, ir.nrules, ctr, park_state);
+	committed(e, ir.uses_ct, ir.nrules, ctr, 0);	/* parked before */
 out:
 	ir_free(&ir);
 	return r;
@@ -746,6 +798,12 @@ int enforce_read_parked_counters(uint64_t netns, unsigned int family,
 	if (o->retired_n != n) {	/* not the rules it counted */
 		log_warn("enforcement: the parked counters of table %u count %u rules, the restored table has %u; ignored\n",
 			 index, o->retired_n, n);
+		return 0;
+	}
+	/* kmod: parked before the switch, the map may be the one in force
+	 * still; only the module can tell (install_table()) */
+	if (S.ek.ops->install) {
+		S.parked_to_module = true;
 		return 0;
 	}
 	r = enf_counters_add(o->retired_fd, c, n);

@@ -80,7 +80,8 @@ int enforce_read_retired_counters(uint64_t netns, unsigned int family,
 /*
  * In the restore of saved state @state: if the parked counters are of
  * its table @index of @family of @netns (of @n entries), add them to
- * @c[0..n-1].
+ * @c[0..n-1]; kmod: hand them to the module with the table's install
+ * instead (commit.c, "Parked counters").
  * 1 if added, 0 if not, -errno.
  */
 int enforce_read_parked_counters(uint64_t netns, unsigned int family,

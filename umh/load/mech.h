@@ -49,7 +49,10 @@
  * @install:     a mechanism without dispatchers (kmod): hand the kernel
  *               the validated table @t with a program per hook (-1: the
  *               kernel walks the hook's rules), the counters map and the
- *               map programs leave their resume records in (-1: none); the
+ *               map programs leave their resume records in (-1: none), and
+ *               in a restore (@t->adopt) the parked counters map of these
+ *               rules (-1: none; the kernel moves its counts to the new
+ *               ones if the change that parked it went live); the
  *               kernel checks every extension and makes it all live at
  *               once.  0 (@t's entries rewritten as GET_ENTRIES shows
  *               them), or the kernel's -errno with @err and nothing
@@ -70,7 +73,7 @@ struct enf_mech_ops {
 	void (*detach)(struct vault_objs *o);
 	int (*install)(const struct ipt_table_view *t,
 		       const int prog_fd[CG_ALL_HOOKS], int counters_fd,
-		       int resume_fd, char *err, size_t len);
+		       int resume_fd, int parked_fd, char *err, size_t len);
 };
 
 extern const struct enf_mech_ops enf_mech_netfilter;	/* mech_netfilter.c */

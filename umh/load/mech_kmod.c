@@ -63,12 +63,13 @@ void enf_kmod_note_ctl_fd(void)
  * from fds (EBPF_CTL_FEAT_MAPS_PROG): loads each map's address, returns 0.
  * Never attached nor run; the module drops it after EBPF_IOC_INSTALL.
  */
-static int load_map_carrier(int counters_fd, int resume_fd)
+static int load_map_carrier(int counters_fd, int resume_fd, int parked_fd)
 {
-	/* without a resume map the counters map twice: one used map */
+	/* a map missing is the counters map again: one used map */
 	struct bpf_insn insns[] = {
 		BPF_LD_MAP_FD(BPF_REG_1, counters_fd),
 		BPF_LD_MAP_FD(BPF_REG_1, resume_fd >= 0 ? resume_fd : counters_fd),
+		BPF_LD_MAP_FD(BPF_REG_1, parked_fd >= 0 ? parked_fd : counters_fd),
 		BPF_MOV64_IMM(BPF_REG_0, 0),
 		BPF_EXIT_INSN(),
 	};
@@ -128,7 +129,7 @@ static void kmod_detach(struct vault_objs *o)
 
 static int kmod_install(const struct ipt_table_view *t,
 			const int prog_fd[CG_ALL_HOOKS], int counters_fd,
-			int resume_fd, char *err, size_t len)
+			int resume_fd, int parked_fd, char *err, size_t len)
 {
 	struct ebpf_ctl_install in;
 	unsigned int h;
@@ -161,11 +162,18 @@ static int kmod_install(const struct ipt_table_view *t,
 	}
 	in.netns = t->netns;
 	in.family = t->family;	/* NFPROTO_IPV6: every prog_fd is -1 */
-	if (t->adopt)	/* the module carries what they counted over */
+	in.parked_fd = -1;
+	if (t->adopt) {	/* the module carries what they counted over */
 		in.flags |= EBPF_INSTALL_F_ADOPT;
+		if (parked_fd >= 0) {
+			in.flags |= EBPF_INSTALL_F_PARKED;
+			in.parked_fd = parked_fd;
+		}
+	}
 	in.maps_prog_fd = -1;
 	if (ctl_features & EBPF_CTL_FEAT_MAPS_PROG) {
-		in.maps_prog_fd = load_map_carrier(counters_fd, in.resume_fd);
+		in.maps_prog_fd = load_map_carrier(counters_fd, in.resume_fd,
+						   in.parked_fd);
 		if (in.maps_prog_fd < 0) {
 			int e = -errno;
 

@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # make soak, part kill-faults: SOAK_KILLS kill -9 of the helper and
 # SOAK_FAULTS faults injected in it (the ebpfilter-umh-faults build:
-# umh/lib/test_faults.c; the points commit, commit-live, reply, restore in
-# turn), under the traffic of a probe that knows every packet's verdict
+# umh/lib/test_faults.c; the points commit, commit-switched, commit-live,
+# reply, restore in turn), under the traffic of a probe that knows every packet's verdict
 # (soak-tool probe: filter OUTPUT drops UDP to 127.0.0.1:9999 and accepts
 # :9998) and of a writer committing a rule at a time.  Checked: 0 dropped
 # packets through, 0 accepted packets lost, the two rules' counters equal
@@ -20,7 +20,7 @@ TOOL=${SOAK_TOOL:-build/tests/soak-tool}
 EBPF_KO=build/kmod-faults/$KVER/ebpfilter.ko
 O=$IPT_OUT/soak-kill
 mkdir -p "$O"
-POINTS=(commit commit-live reply restore)
+POINTS=(commit commit-switched commit-live reply restore)
 
 dmesg_mark
 use_ebpfilter
