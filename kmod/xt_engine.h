@@ -73,6 +73,15 @@ struct ebpf_xt_table {
 	struct net *net;
 };
 
+/* Add to a rule's counters: the programs and the walk add atomically to
+ * the same slots. */
+static inline void ebpf_counter_add(struct ebpf_counter *c, u64 pkts,
+				    u64 bytes)
+{
+	atomic64_add(pkts, (atomic64_t *)&c->pkts);
+	atomic64_add(bytes, (atomic64_t *)&c->bytes);
+}
+
 /**
  * struct ebpf_xt_family - what depends on a family's entry layout
  *                         (xt_family.h)

@@ -460,11 +460,7 @@ static unsigned int comefrom(const void *e)
 static inline void count(const struct ebpf_xt_table *t,
 			 const EBPF_XT_ENTRY *e, const struct sk_buff *skb)
 {
-	struct ebpf_counter *c = &t->counters[e->counters.pcnt];
-
-	/* the programs add atomically to the same slots */
-	atomic64_add(1, (atomic64_t *)&c->pkts);
-	atomic64_add(skb->len, (atomic64_t *)&c->bytes);
+	ebpf_counter_add(&t->counters[e->counters.pcnt], 1, skb->len);
 }
 
 /*

@@ -188,10 +188,9 @@ static int take_bpf_objects(struct ebpf_xt_table *t,
 static void carry(const struct ebpf_xt_table *from, unsigned int i,
 		  const struct ebpf_xt_table *to, unsigned int j)
 {
-	atomic64_add(atomic64_read((atomic64_t *)&from->counters[i].pkts),
-		     (atomic64_t *)&to->counters[j].pkts);
-	atomic64_add(atomic64_read((atomic64_t *)&from->counters[i].bytes),
-		     (atomic64_t *)&to->counters[j].bytes);
+	ebpf_counter_add(&to->counters[j],
+			 atomic64_read((atomic64_t *)&from->counters[i].pkts),
+			 atomic64_read((atomic64_t *)&from->counters[i].bytes));
 }
 
 /*
@@ -245,12 +244,10 @@ static void move_parked(const struct ebpf_xt_parked *parked,
 		return;
 	for (i = 0; i < new->number; i++) {
 		struct ebpf_counter *from = &parked->counters[i];
-		struct ebpf_counter *to = &new->counters[i];
 
-		atomic64_add(atomic64_xchg((atomic64_t *)&from->pkts, 0),
-			     (atomic64_t *)&to->pkts);
-		atomic64_add(atomic64_xchg((atomic64_t *)&from->bytes, 0),
-			     (atomic64_t *)&to->bytes);
+		ebpf_counter_add(&new->counters[i],
+				 atomic64_xchg((atomic64_t *)&from->pkts, 0),
+				 atomic64_xchg((atomic64_t *)&from->bytes, 0));
 	}
 	if (slot->en->id == EBPF_NETNS_INIT)
 		pr_info("%s table: the counts of the rules a change replaced before its caller was answered, moved to the restored rules\n",
@@ -463,13 +460,9 @@ int ebpf_xt_add_counters(struct ebpf_net *en, enum ebpf_xt_fam fam,
 	t = rcu_dereference_protected(en->slots[fam][idx].live,
 				      lockdep_is_held(&en->lock));
 	if (t && t->number == info->num_counters) {
-		/* the programs and the walk add atomically to the same slots */
-		for (i = 0; i < t->number; i++) {
-			atomic64_add(add[i].pcnt,
-				     (atomic64_t *)&t->counters[i].pkts);
-			atomic64_add(add[i].bcnt,
-				     (atomic64_t *)&t->counters[i].bytes);
-		}
+		for (i = 0; i < t->number; i++)
+			ebpf_counter_add(&t->counters[i], add[i].pcnt,
+					 add[i].bcnt);
 		ret = 0;
 	}
 	mutex_unlock(&en->lock);

@@ -36,8 +36,8 @@
 # start, an IPv6 table beside the IPv4 one), sequences 1 to 4 again on the
 # IPv6 filter table (its counters map parked and restored as IPv4's; 5
 # needs sockopt-req, which speaks IPv4 only), 7 and 8; sequences 1, 4, 7
-# and 8 only when EBPF_TIER is not full.  The rules of the other family must keep their
-# counts through every fault.
+# and 8 only when EBPF_TIER is not full.  The rules of the other family
+# must keep their counts through every fault.
 # run-all-cost: 120
 . tests/guest/ipt-lib.sh
 EBPF_KO=$EBPF_KO_FAULTS

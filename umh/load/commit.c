@@ -497,15 +497,14 @@ static void committed(struct enf_table *e, bool uses_ct, unsigned int nrules,
 		vault_store();
 }
 
-/* Are the parked counters of table @t's rules (its netns, family, table
- * and rule count)? */
-static bool parked_is_of(const struct ipt_table_view *t)
+/* Are counters parked for table @index of @family of @netns? */
+static bool parked_for(uint64_t netns, unsigned int family,
+		       unsigned int index)
 {
 	const struct vault_objs *o = &S.o;
 
-	return o->retired_fd >= 0 && o->retired_netns == t->netns &&
-	       o->retired_family == t->family && o->retired_table == t->index &&
-	       o->retired_n == t->num_entries;
+	return o->retired_fd >= 0 && o->retired_netns == netns &&
+	       o->retired_family == family && o->retired_table == index;
 }
 
 /*
@@ -530,9 +529,11 @@ static int install_table(struct enf_table *e, const struct ipt_table_view *t,
 		r = S.ek.ops->attach(&S.o, err, err_len);
 		S.attached = !r;
 	}
-	if (park_state && e->ctr_fd >= 0)
+	if (!r && park_state && e->ctr_fd >= 0)
 		park(e, e->ctr_fd, e->nentries, park_state);
-	if (t->adopt && S.parked_to_module && parked_is_of(t))
+	if (t->adopt && S.parked_to_module &&
+	    parked_for(t->netns, t->family, t->index) &&
+	    S.o.retired_n == t->num_entries)
 		parked = S.o.retired_fd;
 	phase_to(PH_INSTALL);
 	if (!r)
@@ -791,9 +792,8 @@ int enforce_read_parked_counters(uint64_t netns, unsigned int family,
 	const struct vault_objs *o = &S.o;
 	int r;
 
-	if (o->retired_fd < 0 || !state || o->retired_state != state ||
-	    o->retired_netns != netns || o->retired_family != family ||
-	    o->retired_table != index)
+	if (!state || o->retired_state != state ||
+	    !parked_for(netns, family, index))
 		return 0;
 	if (o->retired_n != n) {	/* not the rules it counted */
 		log_warn("enforcement: the parked counters of table %u count %u rules, the restored table has %u; ignored\n",

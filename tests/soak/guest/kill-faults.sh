@@ -3,9 +3,10 @@
 # make soak, part kill-faults: SOAK_KILLS kill -9 of the helper and
 # SOAK_FAULTS faults injected in it (the ebpfilter-umh-faults build:
 # umh/lib/test_faults.c; the points commit, commit-switched, commit-live,
-# reply, restore in turn), under the traffic of a probe that knows every packet's verdict
-# (soak-tool probe: filter OUTPUT drops UDP to 127.0.0.1:9999 and accepts
-# :9998) and of a writer committing a rule at a time.  Checked: 0 dropped
+# reply, restore in turn), under the traffic of a probe that knows every
+# packet's verdict (soak-tool probe: filter OUTPUT drops UDP to
+# 127.0.0.1:9999 and accepts :9998) and of a writer committing a rule at
+# a time.  Checked: 0 dropped
 # packets through, 0 accepted packets lost, the two rules' counters equal
 # what the probe sent (no counter lost), every acknowledged rule of the
 # writer in the table once, one that failed at most once, the probe's
