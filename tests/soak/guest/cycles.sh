@@ -50,6 +50,7 @@ for i in $(seq 1 "$N"); do
 	[ "$b" = "$b0" ] || fail "cycle $i: BPF objects (prog map link) $b0 -> $b"
 	[ "$(nf_refs)" = "$r0" ] || fail "cycle $i: module references $r0 -> $(nf_refs)"
 	t_checks=$((t_checks + $(now_us) - c0))
+	[ $((i % 100)) = 0 ] && echo "cycle $i of $N: $(($(date +%s) - t0)) s"	# progress
 done
 t1=$(date +%s)
 sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1

@@ -25,6 +25,7 @@ for i in $(seq 1 "$R"); do
 	wait_for 10 dmesg_has "helper (pid $pid) died" || fail "restart $i: death not noticed"
 	request_ok || fail "restart $i: not served"
 	[ "$(helper_count)" = 1 ] || fail "restart $i: $(helper_count) helpers"
+	[ $((i % 100)) = 0 ] && echo "restart $i of $R: $(($(date +%s) - t2)) s"	# progress
 done
 t3=$(date +%s)
 sleep 1
