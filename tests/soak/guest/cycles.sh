@@ -15,7 +15,8 @@ N=${SOAK_CYCLES:-50}
 ebpf_install
 
 # t_load, t_rules, t_unload, t_checks: microseconds spent, all cycles
-t_load=0 t_rules=0 t_unload=0 t_checks=0
+reset_timers() { t_load=0 t_rules=0 t_unload=0 t_checks=0; }
+reset_timers
 cycle() {
 	local a b c d
 	a=$(now_us)
@@ -37,12 +38,10 @@ cycle() {
 }
 # one cycle to warm up (modules the rules need stay loaded afterwards)
 cycle 0
-sync; echo 3 >/proc/sys/vm/drop_caches
 b0=$(bpf_objs) || exit 1
-r0=$(nf_refs); s0=$(unix_sockets); p0=$(nprocs); f0=$(nfds)
-su0=$(kb SUnreclaim); vm0=$(kb VmallocUsed); m0=$(mem)
+r0=$(nf_refs); before=$(snapshot)
 t0=$(date +%s)
-t_load=0 t_rules=0 t_unload=0 t_checks=0
+reset_timers
 for i in $(seq 1 "$N"); do
 	cycle "$i"
 	c0=$(now_us)
@@ -53,21 +52,12 @@ for i in $(seq 1 "$N"); do
 	[ $((i % 100)) = 0 ] && echo "cycle $i of $N: $(($(date +%s) - t0)) s"	# progress
 done
 t1=$(date +%s)
-sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
-su1=$(kb SUnreclaim); vm1=$(kb VmallocUsed); m1=$(mem)
-s1=$(unix_sockets); p1=$(nprocs); f1=$(nfds)
-echo "after $N cycles: $m0-> $m1; sockets $s0 -> $s1; processes $p0 -> $p1; fds $f0 -> $f1"
-leaks=""
-[ $((s1 - s0)) -le 2 ] || leaks="$leaks sockets $s0->$s1"
-[ $((p1 - p0)) -le 2 ] || leaks="$leaks processes $p0->$p1"
-[ $((f1 - f0)) -le 8 ] || leaks="$leaks fds $f0->$f1"
-# flat: less than 1 kB a cycle and 2 MB in all
-[ $((su1 - su0)) -le $((N < 2048 ? 2048 : N)) ] || leaks="$leaks SUnreclaim ${su0}->${su1} kB"
-[ $((vm1 - vm0)) -le $((N < 2048 ? 2048 : N)) ] || leaks="$leaks VmallocUsed ${vm0}->${vm1} kB"
+leaks_since "$before" "$N"
+echo "after $N cycles: $figures"
 
 result=PASS
 [ -z "$leaks" ] || result=FAIL
 per() { echo $(($1 / (N > 0 ? N : 1) / 1000)); }
-counts="$N load/unload cycles in $((t1 - t0)) s (every table's rules each; ms a cycle: modprobe $(per $t_load), 6 rule changes $(per $t_rules), rmmod $(per $t_unload), checks $(per $t_checks)); SUnreclaim ${su0}->${su1} kB, VmallocUsed ${vm0}->${vm1} kB; BPF objects $b0 each cycle; left:${leaks:- nothing}"
+counts="$N load/unload cycles in $((t1 - t0)) s (every table's rules each; ms a cycle: modprobe $(per $t_load), 6 rule changes $(per $t_rules), rmmod $(per $t_unload), checks $(per $t_checks)); $figures; BPF objects $b0 each cycle; left:${leaks:- nothing}"
 echo "SOAK-RESULT cycles $result $counts"
 [ $result = PASS ] || fail "cycles: $counts"
