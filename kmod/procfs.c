@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * /proc/net/ip_tables_names, as ip_tables provides it, in every network
- * namespace (and ip6_tables_names, as ip6_tables, with the ipv6 parameter).  libxtables checks for this file to decide whether ip_tables
+ * namespace (and ip6_tables_names, as ip6_tables, with the ipv6
+ * parameter).  libxtables checks for this file to decide whether ip_tables
  * is "loaded" (without it every iptables-legacy command would run
  * `modprobe ip_tables`, which is refused while we hold its sockopts), and
  * iptables-legacy-save reads it to know which tables to dump.

@@ -258,7 +258,7 @@ static int ipt_optname(u8 pf, bool set, int optval)
 
 /* do_ipt_set_ctl() / do_ip6t_set_ctl() */
 static int set_ctl(struct sock *sk, u8 pf, int optval, sockptr_t arg,
-	       unsigned int len)
+		   unsigned int len)
 {
 	struct net *net = sock_net(sk);
 	int err = check_caller(net);

@@ -39,7 +39,7 @@
 #define SHUTDOWN_TIMEOUT_MS	5000
 
 static struct {
-	struct mutex lock;
+	struct mutex lock;		/* everything that touches the helper */
 	struct ebpf_umd umd;
 	pid_t pid;			/* of the running helper, for messages */
 	u32 next_id;
@@ -450,7 +450,7 @@ int ebpf_sup_call(struct ebpf_exchange *x)
 	 * iptables, as when another writer changed the table first)
 	 */
 	left = wait_event_killable_timeout(sup.turn, mutex_trylock(&sup.lock),
-			msecs_to_jiffies(READ_ONCE(request_timeout_ms)));
+					   msecs_to_jiffies(READ_ONCE(request_timeout_ms)));
 	if (left < 0)
 		return -EINTR;
 	if (!left) {

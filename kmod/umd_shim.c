@@ -144,7 +144,9 @@ void ebpf_umd_unload_blob(struct ebpf_umd *umd)
 		fput(umd->vault[1]);
 	if (umd->image)
 		fput(umd->image);
-	umd->vault[0] = umd->vault[1] = umd->image = NULL;
+	umd->vault[0] = NULL;
+	umd->vault[1] = NULL;
+	umd->image = NULL;
 }
 
 struct umd_start {
@@ -218,7 +220,7 @@ static bool umd_task_alive(struct ebpf_umd *umd)
 	bool alive;
 
 	rcu_read_lock();
-	alive = pid_task(umd->tgid, PIDTYPE_PID) != NULL;
+	alive = !!pid_task(umd->tgid, PIDTYPE_PID);
 	rcu_read_unlock();
 	return alive;
 }

@@ -31,10 +31,9 @@ static unsigned int ebpf_error_tg(struct sk_buff *skb,
 }
 
 /* ip_tables' icmp_type_code_match() (ip6_tables': no "any" type 0xFF) */
-static inline bool icmp_type_code_match(bool any_type, u_int8_t test_type,
-					u_int8_t min_code, u_int8_t max_code,
-					u_int8_t type, u_int8_t code,
-					bool invert)
+static inline bool icmp_type_code_match(bool any_type, u8 test_type,
+					u8 min_code, u8 max_code,
+					u8 type, u8 code, bool invert)
 {
 	return ((any_type && test_type == 0xFF) ||
 		(type == test_type && code >= min_code && code <= max_code))
@@ -130,7 +129,6 @@ static struct xt_target ebpf_builtin_tg6[] __read_mostly =
 static struct xt_match ebpf_builtin_mt6[] __read_mostly =
 	BUILTIN_MT("icmp6", ebpf_icmp6_mt, struct ip6t_icmp, IPPROTO_ICMPV6,
 		   NFPROTO_IPV6);
-
 
 /* the IPv6 pair is registered (with ipv6, until the handshake drops it) */
 static bool ipv6_registered;

@@ -73,8 +73,10 @@ struct ebpf_xt_table {
 	struct net *net;
 };
 
-/* Add to a rule's counters: the programs and the walk add atomically to
- * the same slots. */
+/*
+ * Add to a rule's counters: the programs and the walk add atomically to
+ * the same slots.
+ */
 static inline void ebpf_counter_add(struct ebpf_counter *c, u64 pkts,
 				    u64 bytes)
 {
@@ -183,7 +185,7 @@ struct ebpf_net {
 	struct net *net;
 	u64 id;
 	struct list_head node;
-	struct mutex lock;
+	struct mutex lock;	/* installs and hook registration */
 	struct ebpf_xt_slot slots[EBPF_XT_NFAMILIES][EBPF_XT_NTABLES];
 	unsigned int tables_made[EBPF_XT_NFAMILIES];
 	u32 rule_bytes[EBPF_XT_NFAMILIES][EBPF_XT_NTABLES];

@@ -317,7 +317,6 @@ static int nat_priority(const struct ebpf_xt_def *d, unsigned int hook)
 	return dst ? NF_IP_PRI_NAT_DST : NF_IP_PRI_NAT_SRC;
 }
 
-
 /*
  * nf_nat's register functions, taken by each namespace's nat table at its
  * first install (symbol_get() loads nothing: the install asked for nf_nat

@@ -39,7 +39,6 @@
 
 EBPF_IMPORT_BPF_NS();
 
-
 /*
  * The entries' copy.  kvmalloc() takes a block of a power of two pages
  * for anything up to what kmalloc() gives (a 21 KB table of 100 rules:
@@ -528,7 +527,7 @@ void ebpf_xt_net_free(struct ebpf_net *en)
 
 			ebpf_xt_hooks_unregister(s);	/* done, normally */
 			old[f][i] = rcu_replace_pointer(s->live, NULL,
-						lockdep_is_held(&en->lock));
+							lockdep_is_held(&en->lock));
 			s->age = 0;
 		}
 		en->tables_made[f] = 0;
