@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Internals of load/ shared by its files and tests/codegen: the kernel
- * probe (probe.c), loading programs and counters (program.c), the
+ * probe (probe.c) and the mechanism's choice (choose.c), loading programs and counters (program.c), the
  * mechanisms (mech.h).
  */
 #ifndef UMH_BPF_ENFORCE_H
@@ -28,6 +28,10 @@ struct enf_kernel {
  * -EOPNOTSUPP (not available, no such name) or another -errno with a
  * reason in @err. */
 int enf_probe(struct enf_kernel *ek, const char *want, char *err, size_t len);
+/* The mechanism the module asks for (@want: a name, or "" or "auto": the
+ * first available; EBPFILTER_FORCE_TC then still says "tc"), from what
+ * enforce_probe() found (choose.c): 0 with *@ek set, or -errno (logged). */
+int enf_choose(const char *want, struct enf_kernel *ek);
 /* Does @want ask for no mechanism in particular (NULL, "", "auto")? */
 bool enf_mech_is_auto(const char *want);
 /* The mechanisms in order of preference (NULL past the last); can the

@@ -7,7 +7,7 @@
  *   -> enf_load_hook() (program.c) into the idle generation -> the flip
  *
  * The hook mechanism (the one the module asks for at the handshake, or
- * the first the running kernel can do, probe.c; reported in dmesg) is a
+ * the first the running kernel can do, choose.c; reported in dmesg) is a
  * struct enf_mech_ops (mech.h): "kmod" (mech_kmod.c), "netfilter"
  * (mech_netfilter.c) or "tc" (mech_tc.c).  kmod has no generations: the
  * module swaps whole rule sets (commit_install()).
@@ -88,16 +88,6 @@ _Static_assert(CG_NHOOKS == VAULT_HOOKS, "the vault parks a dispatcher per hook"
 /* Generations of table programs: the live one and the idle one. */
 #define ENF_GENS	2
 
-/* enforce_probe()'s findings for one mechanism, kept for the handshake */
-struct enf_probed {
-	bool available;
-	int err;		/* enf_probe()'s result, if available */
-	char why[192];
-	struct enf_kernel ek;
-};
-
-#define ENF_MAX_MECHS	4
-
 /**
  * struct enf_table - what is kept for one table of one namespace
  * @netns, @family, @index: which (ipt_table_view's)
@@ -120,11 +110,10 @@ struct enf_table {
 };
 
 static struct {
-	bool probed, inited, attached;
+	bool inited, attached;
 	bool parked_read;	/* a restore read the parked counters */
 	/* kmod: the restore's install hands the parked map to the module */
 	bool parked_to_module;
-	struct enf_probed probe[ENF_MAX_MECHS];	/* enf_mech_at() order */
 	struct enf_kernel ek;
 	struct vault_objs o;	/* o.ctr_fd: the initial namespace's tables' */
 	struct {
@@ -314,61 +303,6 @@ void enforce_note_fds(void)
 	enf_kmod_note_ctl_fd();
 }
 
-void enforce_probe(void)
-{
-	const struct enf_mech_ops *m;
-	unsigned int i;
-
-	if (S.probed)
-		return;
-	S.probed = true;
-	for (i = 0; i < ENF_MAX_MECHS && (m = enf_mech_at(i)); i++) {
-		struct enf_probed *p = &S.probe[i];
-
-		p->available = enf_mech_available(m);
-		if (p->available)
-			p->err = enf_probe(&p->ek, m->name, p->why,
-					   sizeof(p->why));
-	}
-}
-
-/*
- * The mechanism the module asks for (@want: a name, or "" or "auto": the
- * first available; EBPFILTER_FORCE_TC then still says "tc"), from what
- * enforce_probe() found.  0 with S.ek set, or -errno (logged).
- */
-static int choose(const char *want)
-{
-	const struct enf_mech_ops *m;
-	unsigned int i;
-
-	if (enf_mech_is_auto(want) && getenv("EBPFILTER_FORCE_TC"))
-		want = "tc";
-	for (i = 0; i < ENF_MAX_MECHS && (m = enf_mech_at(i)); i++) {
-		const struct enf_probed *p = &S.probe[i];
-
-		if (enf_mech_is_auto(want) ? !p->available : strcmp(m->name, want))
-			continue;
-		if (!p->available) {
-			log_err("enforcement: the module asked for %s, which needs %s\n",
-				want, m->needs ? m->needs : "what this kernel lacks");
-			return -EOPNOTSUPP;
-		}
-		if (p->err) {
-			log_err("enforcement: %s: %s\n", m->name, p->why);
-			return p->err;
-		}
-		S.ek = p->ek;
-		return 0;
-	}
-	if (enf_mech_is_auto(want))
-		log_err("enforcement: no hook mechanism works on this kernel\n");
-	else
-		log_err("enforcement: the module asked for \"%s\", a mechanism the helper does not have\n",
-			want);
-	return -EOPNOTSUPP;
-}
-
 int enforce_init(const char *want, char *mech, size_t mech_len)
 {
 	const struct enf_mech_ops *m;
@@ -380,7 +314,7 @@ int enforce_init(const char *want, char *mech, size_t mech_len)
 		return 0;
 	}
 	enforce_probe();
-	r = choose(want);
+	r = enf_choose(want, &S.ek);
 	if (r)
 		return r;
 	m = S.ek.ops;
