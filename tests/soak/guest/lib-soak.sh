@@ -15,31 +15,53 @@ nf_refs() {	# the netfilter modules' reference counts (builtins: no exec)
 	done
 }
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-nprocs() { ls -d /proc/[0-9]* | wc -l; }
 nfds() { ls /proc/[0-9]*/fd 2>/dev/null | wc -l; }
 # now_us: the clock in microseconds, without an exec
 now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
 
+# user_procs: "PID NAME" of every process but the kernel's threads
+# (kthreadd, pid 2, and its children), zombies included; builtins.  The
+# kernel's worker pools grow and shrink with the load (5.10, 45 restarts:
+# 42 -> 45 processes in all, then 44 -> 45 in the same run again); what
+# ebpfilter could leave is a helper or a process of its own.
+user_procs() {
+	local f line c rest ppid
+	for f in /proc/[0-9]*; do
+		{ read -r line <"$f/stat"; } 2>/dev/null || continue
+		rest=${line##*) }		# after "pid (comm) ": state ppid ...
+		set -- $rest
+		ppid=$2
+		[ "${f#/proc/}" = 2 ] || [ "$ppid" = 2 ] && continue
+		c=${line#*(}
+		echo "${f#/proc/} ${c%)*}"
+	done
+}
 # snapshot: what a cycle or restart must give back, caches dropped first
 # (reclaimable slab and page cache would hide a leak or fake one):
-# "sockets processes fds SUnreclaim-kB VmallocUsed-kB"
+# "sockets processes fds SUnreclaim-kB VmallocUsed-kB FILE", FILE the
+# user processes by name then (for leaks_since to name what is new)
 snapshot() {
+	local f lines
 	sync; echo 3 >/proc/sys/vm/drop_caches; sleep 1
-	echo "$(unix_sockets) $(nprocs) $(nfds) $(kb SUnreclaim) $(kb VmallocUsed)"
+	f=/tmp/soak-procs.$(now_us)
+	user_procs >"$f"
+	mapfile -t lines <"$f"
+	echo "$(unix_sockets) ${#lines[@]} $(nfds) $(kb SUnreclaim) $(kb VmallocUsed) $f"
 }
 # leaks_since BEFORE N: a new snapshot against BEFORE, taken N cycles or
 # restarts ago.  Sets `figures` (before -> after, for the result line) and
 # `leaks` (empty, or what grew past its bound).  Bounds: 2 AF_UNIX sockets,
-# 2 processes and 8 fds (the shell's own); slab and vmalloc (module
+# 2 user processes and 8 fds (the shell's own); slab and vmalloc (module
 # memory) flat: 1 kB each of N, at least 2 MB in all.
 leaks_since() {
-	local s0 p0 f0 su0 vm0 s1 p1 f1 su1 vm1 flat=$(($2 < 2048 ? 2048 : $2))
-	read -r s0 p0 f0 su0 vm0 <<<"$1"
-	read -r s1 p1 f1 su1 vm1 <<<"$(snapshot)"
+	local s0 p0 f0 su0 vm0 s1 p1 f1 su1 vm1 l0 l1 flat=$(($2 < 2048 ? 2048 : $2))
+	read -r s0 p0 f0 su0 vm0 l0 <<<"$1"
+	read -r s1 p1 f1 su1 vm1 l1 <<<"$(snapshot)"
 	figures="sockets $s0->$s1, processes $p0->$p1, fds $f0->$f1, SUnreclaim ${su0}->${su1} kB, VmallocUsed ${vm0}->${vm1} kB"
 	leaks=""
 	[ $((s1 - s0)) -le 2 ] || leaks="$leaks sockets $s0->$s1"
-	[ $((p1 - p0)) -le 2 ] || leaks="$leaks processes $p0->$p1"
+	[ $((p1 - p0)) -le 2 ] ||
+		leaks="$leaks processes $p0->$p1 (new: $(join -v2 <(sort -k1,1 "$l0") <(sort -k1,1 "$l1") | cut -d' ' -f2 | sort | uniq -c | xargs))"
 	[ $((f1 - f0)) -le 8 ] || leaks="$leaks fds $f0->$f1"
 	[ $((su1 - su0)) -le $flat ] || leaks="$leaks SUnreclaim ${su0}->${su1} kB"
 	[ $((vm1 - vm0)) -le $flat ] || leaks="$leaks VmallocUsed ${vm0}->${vm1} kB"
