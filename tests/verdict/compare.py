@@ -10,7 +10,13 @@ NAME.B.save (iptables-legacy-save -c), NAME.B.restore (restore's output),
 NAME.B.dmesg (the kernel log of a refused restore), NAME.B.log (the LOG
 target's lines with a "vd-" prefix written during the probe run, sorted,
 IP ids and source ports masked).  One line per rule set,
-then a tally; exit status 1 if any rule set differs.
+then a tally; exit status 1 if any rule set differs, 3 if the only
+differences are late replies: probes that timed out under ebpfilter where
+ip_tables got their RST or ICMP error, with every counter and LOG line
+equal (the packets met the same rules; the reply came after vprobe's
+800 ms: 6.1, ip6-verdict, 3 of 04-state-reject's 41 probes beside three
+other guests, 2026-12-07, and its rerun passed): the caller's timing
+failure, rerun once in a fresh guest, where a lost reply fails again.
 
 Verdicts, packet and byte counters, and LOG lines must all be equal.  The only accepted
 differences are the tc mechanism's, each pinned in known-tc.txt by rule
@@ -131,7 +137,7 @@ def main():
     known = known_tc(os.path.join(os.path.dirname(sys.argv[0]), "known-tc.txt")) \
         if mech == "tc" else {}
     nknown = 0
-    passed = failed = skipped = probes = vmm_total = byte_sets = 0
+    passed = failed = skipped = probes = vmm_total = byte_sets = late_sets = 0
     for s in sets:
         name = os.path.basename(s)[:-len(".rules")]
         base = os.path.join(outdir, name)
@@ -172,7 +178,7 @@ def main():
             problems.append("state/conntrack rules accepted on the tc mechanism "
                             "(a refusal was expected)")
         vi, ve = verdicts(base + ".ip_tables.verdicts"), verdicts(base + ".ebpfilter.verdicts")
-        vmm, kn, order = [], [], []
+        vmm, vmm_pairs, kn, order = [], [], [], []
         for p in vi:
             if vi[p] == ve.get(p):
                 continue
@@ -181,6 +187,7 @@ def main():
                 known.pop((name, "verdict", p), None)
                 continue
             vmm.append("%s(ipt=%s,ebpf=%s)" % (p, vi[p], ve.get(p)))
+            vmm_pairs.append((vi[p], ve.get(p)))
         probes += len(vi)
         vmm_total += len(vmm)
         ci, ce = counters(base + ".ip_tables.save"), counters(base + ".ebpfilter.save")
@@ -234,6 +241,10 @@ def main():
         notok = sum(1 for v in vi.values() if v != "ok")
         if bmm:
             byte_sets += 1
+        # a late reply: ip_tables got the RST or ICMP error, ebpfilter nothing
+        late = vmm and not cmm and not problems and not bmm and all(
+            a in ("refused", "unreach") and b == "timeout" for a, b in vmm_pairs)
+        late_sets += 1 if late else 0
         if not vmm and not cmm and not problems and not bmm:
             passed += 1
             print("PASS verdict/%s: %d rules, %d probes (%d not ok under ip_tables), "
@@ -262,8 +273,12 @@ def main():
           "documented), %d with byte-count differences, %d known tc differences" %
           (os.uname().release, mech, len(sets), probes, vmm_total, passed, failed,
            skipped, byte_sets, nknown))
+    late_only = failed and failed == late_sets
+    if late_only:
+        print("only late replies (ebpf=timeout where ip_tables got RST or ICMP, every "
+              "counter equal): a timing failure")
     print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
-    return 1 if failed else 0
+    return 3 if late_only else 1 if failed else 0
 
 
 if __name__ == "__main__":
