@@ -187,7 +187,7 @@ struct ebpf_counter {
  */
 enum ebpf_ctl_cb {
 	EBPF_CB_OUT_IFINDEX,	/* cb[0]: output device, 0 if none */
-	EBPF_CB_L2LEN,		/* cb[1]: 0 */
+	EBPF_CB_L2LEN,		/* cb[1]: 0; the program's scratch word */
 	EBPF_CB_IN_IFINDEX,	/* cb[2]: input device, 0 if none */
 	/* cb[3]: xt_conntrack's state bit of the packet (INVALID 1,
 	 * ESTABLISHED 2, RELATED 4, NEW 8, SNAT 64, DNAT 128, UNTRACKED 256)

@@ -28,6 +28,8 @@
 #include <stddef.h>
 #include <linux/bpf.h>
 
+#include <ebpfilter/ctl.h>
+
 #include "cgen/emit.h"
 
 #define NH_HOP		0
@@ -40,6 +42,7 @@
 #define IP6_NEXTHDR	6	/* offset in the IPv6 header */
 #define IP6_ADDRS	8	/* saddr, then daddr */
 #define FRAG_OFF_MASK	0xfff8	/* ntohs(frag_off) & ~0x7 */
+#define CB_SPARE	(offsetof(struct __sk_buff, cb) + 4 * EBPF_CB_L2LEN)
 
 /* skb_load_bytes(skb (r6), @off_reg or @off, fp + @fp_off, @n), to
  * @fail unless it read them all */
@@ -58,14 +61,27 @@ static void load(struct cg *c, int off_reg, int off, int fp_off, int n,
 	cg_jmp_imm(c, BPF_JNE, R0, 0, fail);
 }
 
-/* to @yes if @reg is ipv6_ext_hdr() but not NH_NONE */
+/*
+ * To @yes if @reg is ipv6_ext_hdr() but not NH_NONE; clobbers r0.  A bit
+ * of a mask, not one test per header: each "jeq reg, 43" would hand the
+ * verifier a state with reg a constant, and the tests of the header that
+ * follow would make it precise, so each header of each round of the walk
+ * was verified apart (6.12: five times the walk's states).
+ */
 static void jmp_if_ext(struct cg *c, int reg, int yes)
 {
-	cg_jmp_imm(c, BPF_JEQ, reg, NH_HOP, yes);
-	cg_jmp_imm(c, BPF_JEQ, reg, NH_ROUTING, yes);
-	cg_jmp_imm(c, BPF_JEQ, reg, NH_FRAGMENT, yes);
-	cg_jmp_imm(c, BPF_JEQ, reg, NH_AUTH, yes);
-	cg_jmp_imm(c, BPF_JEQ, reg, NH_DEST, yes);
+	int no = cg_label(c);
+
+	/* not reg > 63: that would narrow reg's range on each side */
+	EM(c, BPF_MOV64_REG(R0, reg));
+	EM(c, BPF_ALU64_IMM(BPF_RSH, R0, 6));
+	cg_jmp_imm(c, BPF_JNE, R0, 0, no);
+	emit_ld64(c, R0, 1ull << NH_HOP | 1ull << NH_ROUTING |
+		  1ull << NH_FRAGMENT | 1ull << NH_AUTH | 1ull << NH_DEST);
+	EM(c, BPF_ALU64_REG(BPF_RSH, R0, reg));
+	EM(c, BPF_ALU64_IMM(BPF_AND, R0, 1));
+	cg_jmp_imm(c, BPF_JNE, R0, 0, yes);
+	cg_place(c, no);
 }
 
 /*
@@ -127,6 +143,25 @@ void skb_ip6_headers(struct cg *c)
 	jmp_if_ext(c, R9, c->walk_all);
 	cg_place(c, done);
 	cg_place(c, frag_done);
+	/*
+	 * thoff and fragoff through the context: the verifier tracks no
+	 * value through skb->cb, so every path of the walk (each number and
+	 * kind of headers gives r8 another range; fragoff is 0 but on one)
+	 * reaches the rest of the program with the same unknown values, and
+	 * the rest is verified once, not once per path: the transport
+	 * header's copy adds r8 to a packet pointer and tests fragoff,
+	 * which makes both part of every state after the walk (6.12, an
+	 * INPUT program of 7 rules: 3,280 instructions processed, 253
+	 * states; IPv4's 922 and 30).  cb[EBPF_CB_L2LEN] is 0 at every KMOD
+	 * hook and read by no one; the module restores skb->cb after the
+	 * program.
+	 */
+	EM(c, BPF_STX_MEM(BPF_W, R6, R8, CB_SPARE));
+	EM(c, BPF_LDX_MEM(BPF_W, R8, R6, CB_SPARE));
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+	EM(c, BPF_STX_MEM(BPF_W, R6, R2, CB_SPARE));
+	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, CB_SPARE));
+	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_FRAGOFF));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_PROTO));
 	/* r7 = pi.l4len = skb->len - thoff, at least 0 */
 	EM(c, BPF_LDX_MEM(BPF_DW, R7, FP, PI_BASE + PI_LEN));
