@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * ipt-badblob's parts (ipt-badblob.c: the filter table's cases and the
- * request helpers; ipt-badblob-tables.c: every other table's cases).
+ * ipt-badblob's parts (ipt-badblob.c: the filter table's cases;
+ * ipt-badblob-io.c: the requests and the case runners;
+ * ipt-badblob-get.c: GET, revision and counter cases;
+ * ipt-badblob-tables.c: every other table's cases; ipt-badblob-ip6.c: -6).
  */
 #ifndef TESTS_IPT_BADBLOB_H
 #define TESTS_IPT_BADBLOB_H
@@ -26,6 +28,9 @@ uint64_t fnv1a(const unsigned char *p, size_t n);
 unsigned int named_entries(const char *table);
 /* SET_REPLACE of @req with optlen @len; 0 or errno */
 int send_replace(struct buf *req, socklen_t len);
+/* A counters pointer no process has mapped (m_counters_bad_pointer):
+ * send_replace() leaves it as it is */
+#define BAD_COUNTERS_PTR ((void *)16)
 /* the filter table's entries (GET_INFO) */
 unsigned int cur_entries(void);
 /* "NAME: errno intact|CHANGED" for a case on the filter table */
