@@ -152,9 +152,10 @@ void skb_ip6_headers(struct cg *c)
 	 * header's copy adds r8 to a packet pointer and tests fragoff,
 	 * which makes both part of every state after the walk (6.12, an
 	 * INPUT program of 7 rules: 3,280 instructions processed, 253
-	 * states; IPv4's 922 and 30).  cb[EBPF_CB_L2LEN] is 0 at every KMOD
-	 * hook and read by no one; the module restores skb->cb after the
-	 * program.
+	 * states; IPv4's 922 and 30; thoff's pass alone took it to 1,954,
+	 * fragoff's to 1,946, the mask above to 1,580).  cb[EBPF_CB_L2LEN]
+	 * is 0 at every KMOD hook and read by no one; the module restores
+	 * skb->cb after the program.
 	 */
 	EM(c, BPF_STX_MEM(BPF_W, R6, R8, CB_SPARE));
 	EM(c, BPF_LDX_MEM(BPF_W, R8, R6, CB_SPARE));
