@@ -66,6 +66,22 @@ void read_l4(struct cg *c, int n)
 	}
 }
 
+/*
+ * pi.l4len = @reg, through @tmp: not a copy of @reg the verifier links to
+ * it.  The transport header's read then tests @reg against each header
+ * size, and a linked copy would take each test's range: the flags
+ * computed from it below would be constants, another on each way through
+ * the read, which the rules' tests make precise, so the flags and the
+ * rules after them were verified once per way (6.12, a 7-rule INPUT
+ * program: 922 instructions processed, 687 with the copy unlinked).
+ */
+void emit_store_l4len(struct cg *c, int reg, int tmp)
+{
+	EM(c, BPF_MOV64_REG(tmp, reg));
+	EM(c, BPF_ALU64_IMM(BPF_OR, tmp, 0));	/* a new value: no link */
+	EM(c, BPF_STX_MEM(BPF_DW, FP, tmp, PI_BASE + PI_L4LEN));
+}
+
 /* From PI_FRAGOFF and PI_L4LEN: FRAGNZ, BAD*, HD* (see xt_tcpudp.c:
  * a fragment is never matched, fragoff 1 with tcp and a missing header at
  * offset 0 drop the packet). */

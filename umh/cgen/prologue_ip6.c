@@ -169,6 +169,6 @@ void skb_ip6_headers(struct cg *c)
 	EM(c, BPF_ALU64_REG(BPF_SUB, R7, R8));
 	EM(c, BPF_JMP_IMM(BPF_JSGE, R7, 0, 1));
 	EM(c, BPF_MOV64_IMM(R7, 0));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R7, PI_BASE + PI_L4LEN));
+	emit_store_l4len(c, R7, R2);
 	skb_read_l4(c);		/* none on a later fragment (pi.fragoff) */
 }

@@ -93,7 +93,7 @@ static void emit_l4len(struct cg *c)
 	EM(c, BPF_ALU64_REG(BPF_SUB, R9, R8));
 	EM(c, BPF_JMP_IMM(BPF_JSGE, R9, 0, 1));
 	EM(c, BPF_MOV64_IMM(R9, 0));
-	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_L4LEN));
+	emit_store_l4len(c, R9, R2);
 }
 
 /* bpf_dynptr_from_skb(skb (r7), 0, fp + FP_DYNPTR); failing: drop */
