@@ -139,8 +139,8 @@ void skb_ip6_headers(struct cg *c);
 void read_iphdr(struct cg *c);
 void read_l4(struct cg *c, int n);
 void compute_flags(struct cg *c);
-/* pi.l4len = @reg (clobbers @tmp) */
-void emit_store_l4len(struct cg *c, int reg, int tmp);
+/* @reg = pi.l4len = pi.len - @thoff, at least 0 (clobbers @tmp) */
+void emit_l4len(struct cg *c, int reg, int thoff, int tmp);
 void compute_cls_fields(struct cg *c);
 int l4_want(const struct cg *c);
 

@@ -164,11 +164,6 @@ void skb_ip6_headers(struct cg *c)
 	EM(c, BPF_LDX_MEM(BPF_W, R2, R6, CB_SPARE));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R2, PI_BASE + PI_FRAGOFF));
 	EM(c, BPF_STX_MEM(BPF_DW, FP, R9, PI_BASE + PI_PROTO));
-	/* r7 = pi.l4len = skb->len - thoff, at least 0 */
-	EM(c, BPF_LDX_MEM(BPF_DW, R7, FP, PI_BASE + PI_LEN));
-	EM(c, BPF_ALU64_REG(BPF_SUB, R7, R8));
-	EM(c, BPF_JMP_IMM(BPF_JSGE, R7, 0, 1));
-	EM(c, BPF_MOV64_IMM(R7, 0));
-	emit_store_l4len(c, R7, R2);
+	emit_l4len(c, R7, R8, R2);	/* r7 = skb->len - thoff, >= 0 */
 	skb_read_l4(c);		/* none on a later fragment (pi.fragoff) */
 }

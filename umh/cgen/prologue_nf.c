@@ -86,16 +86,6 @@ static void zero_pi_nf(struct cg *c)
 		EM(c, BPF_ST_MEM(BPF_DW, FP, PI_BASE + PI_IN + 8 * i, 0));
 }
 
-/* r9 = pi.l4len = skb->len - thoff (r8), at least 0 */
-static void emit_l4len(struct cg *c)
-{
-	EM(c, BPF_LDX_MEM(BPF_DW, R9, FP, PI_BASE + PI_LEN));
-	EM(c, BPF_ALU64_REG(BPF_SUB, R9, R8));
-	EM(c, BPF_JMP_IMM(BPF_JSGE, R9, 0, 1));
-	EM(c, BPF_MOV64_IMM(R9, 0));
-	emit_store_l4len(c, R9, R2);
-}
-
 /* bpf_dynptr_from_skb(skb (r7), 0, fp + FP_DYNPTR); failing: drop */
 static void emit_dynptr_nf(struct cg *c, int drop_exit)
 {
@@ -164,7 +154,7 @@ static void headers_nf_dynptr(struct cg *c, int drop_exit)
 	int l4_done = cg_label(c);
 
 	dynptr_iphdr_nf(c, drop_exit);
-	emit_l4len(c);
+	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
 	if (c->needs.l4) {
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
 		cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);
@@ -212,7 +202,7 @@ static void headers_nf_direct(struct cg *c, int drop_exit)
 
 	cg_place(c, slow_ip);	/* not linear: all through the dynptr */
 	dynptr_iphdr_nf(c, drop_exit);
-	emit_l4len(c);
+	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
 	if (c->needs.l4) {
 		tries = cg_label(c);
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
@@ -223,7 +213,7 @@ static void headers_nf_direct(struct cg *c, int drop_exit)
 	}
 
 	cg_place(c, ip_done);
-	emit_l4len(c);
+	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
 	if (c->needs.l4) {
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
 		cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);

@@ -114,11 +114,7 @@ void skb_read_iphdr(struct cg *c)
 	EM(c, BPF_MOV64_REG(R0, FP));
 	EM(c, BPF_ALU64_IMM(BPF_ADD, R0, FP_BUF));
 	read_iphdr(c);
-	EM(c, BPF_LDX_MEM(BPF_DW, R7, FP, PI_BASE + PI_LEN));
-	EM(c, BPF_ALU64_REG(BPF_SUB, R7, R8));
-	EM(c, BPF_JMP_IMM(BPF_JSGE, R7, 0, 1));
-	EM(c, BPF_MOV64_IMM(R7, 0));
-	emit_store_l4len(c, R7, R2);
+	emit_l4len(c, R7, R8, R2);
 }
 
 /*
