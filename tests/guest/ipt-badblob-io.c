@@ -22,16 +22,6 @@ static struct buf baseline;	/* GET_ENTRIES of the installed table */
 static unsigned int base_entries;
 static void (*base_build)(struct tb *t);
 
-const char *err_name(int err)
-{
-	const char *n;
-
-	if (!err)
-		return "ok";
-	n = strerrorname_np(err);
-	return n ? n : "E?";
-}
-
 int get_info(const char *name, struct ipt_getinfo *info, socklen_t len)
 {
 	memset(info, 0, sizeof(*info));

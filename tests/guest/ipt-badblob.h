@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "err_name.h"
 #include "ipt_builder.h"
 
 /* the raw socket the requests go through, and their sockopt level */
@@ -18,7 +19,6 @@ extern int sock;
 extern int sol;
 
 /* "ok", or the errno's name */
-const char *err_name(int err);
 /* GET_INFO of @name with optlen @len; 0 or errno */
 int get_info(const char *name, struct ipt_getinfo *info, socklen_t len);
 /* Table @table's entries, counters zeroed; 0 or errno. */

@@ -39,16 +39,6 @@
 int sock;
 const struct family *fam = &fam4;
 
-const char *err_name(int err)
-{
-	const char *n;
-
-	if (!err)
-		return "ok";
-	n = strerrorname_np(err);
-	return n ? n : "E?";
-}
-
 /* ---- requests ---- */
 int get_info(const char *name, struct ipt_getinfo *info)
 {

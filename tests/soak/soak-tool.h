@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <sys/socket.h>
 
+#include "err_name.h"
 #include "ipt_builder.h"
 
 #define ACC_PORT 9998
@@ -70,7 +71,6 @@ static inline uint16_t *ent16(void *e, unsigned int at)
 }
 
 /* soak-tool.c */
-const char *err_name(int err);
 int get_info(const char *name, struct ipt_getinfo *info);
 uint64_t table_hash(const char *table, int *err);
 unsigned int num_entries(const char *table);
