@@ -15,7 +15,16 @@ nf_refs() {	# the netfilter modules' reference counts (builtins: no exec)
 	done
 }
 kb() { awk -v k="$1:" '$1 == k { print $2 }' /proc/meminfo; }
-nfds() { ls /proc/[0-9]*/fd 2>/dev/null | wc -l; }
+# nfds: the open fds of every process but this shell and its subshell
+# (builtins; `ls | wc` counted ls's headers and blank lines as well)
+nfds() {
+	local f n=0
+	for f in /proc/[0-9]*/fd/*; do
+		case $f in /proc/$$/* | /proc/$BASHPID/*) continue ;; esac
+		[ -L "$f" ] && n=$((n + 1))
+	done
+	echo $n
+}
 # now_us: the clock in microseconds, without an exec
 now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
 
@@ -51,7 +60,7 @@ snapshot() {
 # leaks_since BEFORE N: a new snapshot against BEFORE, taken N cycles or
 # restarts ago.  Sets `figures` (before -> after, for the result line) and
 # `leaks` (empty, or what grew past its bound).  Bounds: 2 AF_UNIX sockets,
-# 2 user processes and 8 fds (the shell's own); slab and vmalloc (module
+# 2 user processes and 8 fds; slab and vmalloc (module
 # memory) flat: 1 kB each of N, at least 2 MB in all.
 leaks_since() {
 	local s0 p0 f0 su0 vm0 s1 p1 f1 su1 vm1 l0 l1 flat=$(($2 < 2048 ? 2048 : $2))
