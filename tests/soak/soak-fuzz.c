@@ -329,7 +329,7 @@ static int fuzz_case(uint64_t seed, unsigned int i, int *changed_total)
 	return 0;
 }
 
-int fuzz(uint64_t seed, unsigned int n)
+int fuzz(uint64_t seed, unsigned int n, unsigned int first)
 {
 	unsigned int i, k, traffic_bad = 0;
 	int changed = 0, bad = 0, herr, tx;
@@ -351,9 +351,9 @@ int fuzz(uint64_t seed, unsigned int n)
 		printf("traffic BROKEN before the first case\n");
 		return 2;
 	}
-	for (i = 0; i < n; i++) {
+	for (i = first; i < first + n; i++) {
 		bad += fuzz_case(seed, i, &changed);
-		if ((i + 1) % 500 == 0 || i + 1 == n) {
+		if ((i + 1) % 500 == 0 || i + 1 == first + n) {
 			int ok = traffic_ok(tx);
 
 			printf("traffic %s after case %u\n", ok ? "ok" : "BROKEN", i);

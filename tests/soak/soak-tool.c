@@ -2,14 +2,15 @@
 /*
  * soak-tool: the guest-side programs of `make soak` (tests/soak/).
  *
- *   soak-tool fuzz SEED N     N malformed and mutated iptables sockopt
- *   soak-tool fuzz6 SEED N    requests, IPv4 (SOL_IP, IPT_SO_*, struct
+ *   soak-tool fuzz SEED N [FIRST]   N malformed and mutated iptables sockopt
+ *   soak-tool fuzz6 SEED N [FIRST]  requests, IPv4 (SOL_IP, IPT_SO_*, struct
  *                             ipt_entry) or IPv6 (SOL_IPV6, IP6T_SO_*,
  *                             struct ip6t_entry); case i is a function of
  *                             SEED, the family and i alone; one line each:
  *                               <i> <table> <kind>[:detail] <errno|ok> [CHANGED]
  *                             then "summary ..." and the traffic checks
- *                             (soak-fuzz.c).
+ *                             (soak-fuzz.c).  FIRST (0): the first
+ *                             case, to replay one that a run reported.
  *   soak-tool probe STOPFILE  UDP probes over lo until STOPFILE exists:
  *                             127.0.0.1:9998 (the rules accept it) and
  *                             :9999 (the rules drop it), ~400 pairs a
@@ -219,8 +220,9 @@ int main(int argc, char **argv)
 		perror("socket");
 		return 2;
 	}
-	if (argc == 4 && (!strcmp(cmd, "fuzz") || !strcmp(cmd, "fuzz6")))
-		return fuzz(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0));
+	if ((argc == 4 || argc == 5) && (!strcmp(cmd, "fuzz") || !strcmp(cmd, "fuzz6")))
+		return fuzz(strtoull(argv[2], NULL, 0), strtoul(argv[3], NULL, 0),
+			    argc == 5 ? strtoul(argv[4], NULL, 0) : 0);
 	if (argc == 3 && !strcmp(cmd, "probe"))
 		return probe(argv[2]);
 	if (argc == 3 && (!strcmp(cmd, "hash") || !strcmp(cmd, "hash6"))) {
@@ -233,7 +235,7 @@ int main(int argc, char **argv)
 		printf("%016llx\n", (unsigned long long)h);
 		return 0;
 	}
-	fprintf(stderr, "usage: soak-tool fuzz|fuzz6 SEED N | probe STOPFILE | "
+	fprintf(stderr, "usage: soak-tool fuzz|fuzz6 SEED N [FIRST] | probe STOPFILE | "
 		"hash|hash6 TABLE\n");
 	return 2;
 }

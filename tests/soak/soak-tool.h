@@ -92,6 +92,6 @@ void build(struct tb *t, const struct table *tbl, int rich);
 int commit_base(struct table *tbl);
 
 /* soak-fuzz.c */
-int fuzz(uint64_t seed, unsigned int n);
+int fuzz(uint64_t seed, unsigned int n, unsigned int first);
 
 #endif
