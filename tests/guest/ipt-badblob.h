@@ -18,7 +18,6 @@
 extern int sock;
 extern int sol;
 
-/* "ok", or the errno's name */
 /* GET_INFO of @name with optlen @len; 0 or errno */
 int get_info(const char *name, struct ipt_getinfo *info, socklen_t len);
 /* Table @table's entries, counters zeroed; 0 or errno. */
