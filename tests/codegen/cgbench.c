@@ -24,6 +24,7 @@
 #include "cgen/codegen.h"
 #include "ipt/table.h"
 #include "ir/ir.h"
+#include "fake_kernel.h"
 #include "iptblob.h"
 
 /* the kmod backend's answer (ipt/table.c asks the backend): the module
@@ -104,6 +105,22 @@ static void dump_prog(const struct cg_prog *p)
 	}
 }
 
+/*
+ * The flavors a dump has, kmod first (the one timed, and the dump's order
+ * before the others were added); netfilter's with the fake kernel's
+ * layout (fake_kernel.h), headers read in place and through the dynptr.
+ */
+static const struct dump_flavor {
+	enum cg_mech mech;
+	bool direct;
+} dump_flavors[] = {
+	{ CG_KMOD, false },
+	{ CG_TC, false },
+	{ CG_NETFILTER, true },
+	{ CG_NETFILTER, false },
+};
+#define DUMP_FLAVORS (sizeof(dump_flavors) / sizeof(dump_flavors[0]))
+
 /* one pass over the three stages; the time of each added to @us */
 static int pipeline(const struct ipt_replace *r, const struct iptblob *src,
 		    bool dump, double us[3])
@@ -143,19 +160,24 @@ static int pipeline(const struct ipt_replace *r, const struct iptblob *src,
 		       ret ? 0 : ir.nrules);
 	if (ret)
 		goto out_blob;
-	/* kmod is what is timed; the dump has tc's programs too */
-	for (h = 0; h < (dump ? 2 : 1) * CG_NHOOKS; h++) {
-		struct cg_opts o = { .mech = h < CG_NHOOKS ? CG_KMOD : CG_TC,
-				     .hook = h % CG_NHOOKS };
+	/* kmod is what is timed; the dump has the other flavors' too */
+	for (h = 0; h < (dump ? DUMP_FLAVORS : 1) * CG_NHOOKS; h++) {
+		const struct dump_flavor *f = &dump_flavors[h / CG_NHOOKS];
+		struct cg_kernel k = host_kernel;
+		struct cg_opts o = { .mech = f->mech, .hook = h % CG_NHOOKS,
+				     .k = f->mech == CG_NETFILTER ? &k : NULL };
 		struct cg_prog p;
+
+		k.direct = f->direct;
 
 		t0 = now_us();
 		ret = codegen_hook(&ir, &o, &p, err, sizeof(err));
 		t1 = now_us();
 		us[2] += t1 - t0;
 		if (dump) {
-			printf("mech %d hook %d codegen %d %s\n", o.mech, o.hook, ret,
-			       ret ? err : "");
+			printf("mech %d%s hook %d codegen %d %s\n", o.mech,
+			       f->mech == CG_NETFILTER && !f->direct ? " dynptr" : "",
+			       o.hook, ret, ret ? err : "");
 			if (!ret)
 				dump_prog(&p);
 		}

@@ -13,32 +13,6 @@
 #include "hostenv.h"
 #include "ref.h"
 
-/*
- * The fake kernel's layout: offsets unlike any real kernel's on purpose
- * (nothing may depend on them but through struct cg_kernel), each object
- * as large as its offsets need and no larger, so a wrong offset is an
- * out-of-bounds access.
- */
-enum {
-	SKB_SIZE = 208, SKB_NFCT = 24, SKB_LEN = 140, SKB_DATA_LEN = 144,
-	SKB_DATA = 200,
-	STATE_SIZE = 40, STATE_IN = 8, STATE_OUT = 32,
-	DEV_SIZE = 80, DEV_NAME = 48,
-	CT_SIZE = 192, CT_STATUS = 184,
-	KF_FROM_SKB = 70001, KF_SLICE = 70002, KF_CAST = 70003,
-	BTF_IPHDR = 80001, BTF_TCPHDR = 80002, BTF_STATE = 80003,
-};
-
-const struct cg_kernel host_kernel = {
-	.kf_dynptr_from_skb = KF_FROM_SKB, .kf_dynptr_slice = KF_SLICE,
-	.off_state_in = STATE_IN, .off_state_out = STATE_OUT,
-	.off_dev_name = DEV_NAME, .off_skb_len = SKB_LEN, .off_skb_nfct = SKB_NFCT,
-	.off_ct_status = CT_STATUS, .direct = true, .kf_rdonly_cast = KF_CAST,
-	.off_skb_data = SKB_DATA, .off_skb_data_len = SKB_DATA_LEN,
-	.btf_iphdr = BTF_IPHDR, .btf_tcphdr = BTF_TCPHDR,
-	.btf_nf_hook_state = BTF_STATE,
-};
-
 /* ----- maps ---------------------------------------------------------------- */
 
 static int map_from(struct ip_map *m, const struct cg_map *d)

@@ -10,6 +10,7 @@
 
 #include "cases.h"
 #include "interp/interp.h"
+#include "fake_kernel.h"
 
 /* what a suite runs on: a hook mechanism, and for NETFILTER whether the
  * headers are read in place (k.direct) or only through the dynptr.  KMOD
@@ -55,8 +56,6 @@ struct hprog {
 	struct ip_map *own;	/* its CG_MAP_OWN maps */
 	struct ip_map **mp;	/* per map of cg: own or shared */
 };
-
-extern const struct cg_kernel host_kernel;	/* BTF ids, offsets */
 
 /* @h->cg generated: make its maps (own ones filled, shared ones from or
  * into @sh).  0, or -1 with @err. */
