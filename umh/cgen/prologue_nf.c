@@ -147,6 +147,21 @@ static void l4_slices(struct cg *c, int l4_done)
 	}
 }
 
+/*
+ * r9 = l4len (skb->len - thoff, r8), then, if the rules read the transport
+ * header, go to @l4_done for a fragment (pi.fragoff != 0): none of its
+ * bytes are a header.  Returns whether the caller reads the header next.
+ */
+static bool l4len_and_fragment_test(struct cg *c, int l4_done)
+{
+	emit_l4len(c, R9, R8, R2);
+	if (!c->needs.l4)
+		return false;
+	EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
+	cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+	return true;
+}
+
 /* The IP and transport headers' fields into pi through a dynptr (kernels
  * without bpf_rdonly_cast(); headers not in the skb's linear data). */
 static void headers_nf_dynptr(struct cg *c, int drop_exit)
@@ -154,12 +169,8 @@ static void headers_nf_dynptr(struct cg *c, int drop_exit)
 	int l4_done = cg_label(c);
 
 	dynptr_iphdr_nf(c, drop_exit);
-	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
-	if (c->needs.l4) {
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-		cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+	if (l4len_and_fragment_test(c, l4_done))
 		l4_slices(c, l4_done);
-	}
 	cg_place(c, l4_done);
 }
 
@@ -202,21 +213,15 @@ static void headers_nf_direct(struct cg *c, int drop_exit)
 
 	cg_place(c, slow_ip);	/* not linear: all through the dynptr */
 	dynptr_iphdr_nf(c, drop_exit);
-	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
-	if (c->needs.l4) {
+	if (l4len_and_fragment_test(c, l4_done)) {
 		tries = cg_label(c);
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-		cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);
 		cg_jmp_a(c, tries);
 	} else {
 		cg_jmp_a(c, l4_done);
 	}
 
 	cg_place(c, ip_done);
-	emit_l4len(c, R9, R8, R2);	/* r9 = skb->len - thoff */
-	if (c->needs.l4) {
-		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, PI_BASE + PI_FRAGOFF));
-		cg_jmp_imm(c, BPF_JNE, R2, 0, l4_done);
+	if (l4len_and_fragment_test(c, l4_done)) {
 		/* all there and linear: read in place */
 		cg_jmp_imm(c, BPF_JLT, R9, want, slow_l4);
 		EM(c, BPF_LDX_MEM(BPF_DW, R2, FP, FP_TMP));
