@@ -94,7 +94,8 @@ static inline void ebpf_counter_add(struct ebpf_counter *c, u64 pkts,
  *              and checked (with @name's table); on failure nothing held
  * @cleanup:    every extension instance of a checked table destroyed
  * @copy_entries_to_user: the entries written back as GET_ENTRIES shows
- *              them (copy_entries_to_user())
+ *              them (copy_entries_to_user()); with a bitmap, only those
+ *              whose bit is set (struct ebpf_ctl_install.writeback)
  * @same_rule:  do two checked entries hold the same rule?
  * @comefrom:   an entry's comefrom (the hooks it is reached from)
  * @walk:       ipt_do_table() / ip6t_do_table()
@@ -107,7 +108,7 @@ struct ebpf_xt_family {
 			 const struct ebpf_ctl_install *req, const char *name);
 	void (*cleanup)(struct ebpf_xt_table *t);
 	int (*copy_entries_to_user)(const struct ebpf_xt_table *t,
-				    void __user *userptr);
+				    void __user *userptr, const u8 *which);
 	bool (*same_rule)(const void *a, const void *b);
 	unsigned int (*comefrom)(const void *e);
 	unsigned int (*walk)(const struct ebpf_xt_table *t, struct sk_buff *skb,

@@ -367,20 +367,23 @@ out_free:
  * The entries written back as GET_ENTRIES shows them: ip_tables'
  * copy_entries_to_user(), with x_tables' own xt_match_to_user() and
  * xt_target_to_user() (each payload past its extension's usersize zeroed),
- * counters zero.  A failure leaves the helper's buffer half written; it
- * discards it with the refused install.
+ * counters zero; with @which, only the entries whose bit it sets.  A
+ * failure leaves the helper's buffer half written; it discards it with
+ * the refused install.
  */
 static int copy_entries_to_user(const struct ebpf_xt_table *t,
-				void __user *userptr)
+				void __user *userptr, const u8 *which)
 {
 	static const struct xt_counters zero;
 	const EBPF_XT_ENTRY *e;
-	unsigned int off, i;
+	unsigned int off, i, n;
 
-	for (off = 0; off < t->size; off += e->next_offset) {
+	for (off = 0, n = 0; off < t->size; off += e->next_offset, n++) {
 		const struct xt_entry_match *m;
 
 		e = t->entries + off;
+		if (which && !(which[n / 8] & (1u << (n % 8))))
+			continue;
 		if (copy_to_user(userptr + off, e, sizeof(*e)) ||
 		    copy_to_user(userptr + off +
 				 offsetof(EBPF_XT_ENTRY, counters),

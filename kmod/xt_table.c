@@ -327,6 +327,31 @@ install_family(const struct ebpf_ctl_install *req)
 	return &ebpf_xt_ipv6;
 }
 
+/*
+ * The entries @req->writeback names (all without one) written back to the
+ * helper's buffer as GET_ENTRIES shows them.
+ */
+static int write_back(const struct ebpf_xt_table *t,
+		      const struct ebpf_ctl_install *req)
+{
+	unsigned int bytes = DIV_ROUND_UP(t->number, 8);
+	u8 *which;
+	int ret;
+
+	if (!req->writeback)
+		return t->fam->copy_entries_to_user(t,
+				u64_to_user_ptr(req->entries), NULL);
+	which = kvmalloc(bytes, GFP_KERNEL);
+	if (!which)
+		return -ENOMEM;
+	ret = -EFAULT;
+	if (!copy_from_user(which, u64_to_user_ptr(req->writeback), bytes))
+		ret = t->fam->copy_entries_to_user(t,
+				u64_to_user_ptr(req->entries), which);
+	kvfree(which);
+	return ret;
+}
+
 int ebpf_xt_install(const struct ebpf_ctl_install *req)
 {
 	struct ebpf_xt_parked parked = { NULL, NULL };
@@ -393,7 +418,7 @@ int ebpf_xt_install(const struct ebpf_ctl_install *req)
 				sizeof(*t->jumpstack), GFP_KERNEL);
 	if (!t->jumpstack)
 		goto out;
-	ret = fam->copy_entries_to_user(t, u64_to_user_ptr(req->entries));
+	ret = write_back(t, req);
 	if (ret)
 		goto out;
 	nat_request(slot);

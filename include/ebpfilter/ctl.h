@@ -62,9 +62,10 @@
  *               (struct ipt_entry...), already validated by the helper as
  *               translate_table() validates them (sizes, offsets, hooks,
  *               loops).  On success the module writes them back as
- *               GET_ENTRIES must show them: every match and target
- *               payload's kernel-private tail zeroed (xt_match_to_user),
- *               counters zero.  The helper stores that copy.
+ *               GET_ENTRIES must show them (those @writeback names): every
+ *               match and target payload's kernel-private tail zeroed
+ *               (xt_match_to_user), counters zero.  The helper stores that
+ *               copy.
  * @entries_size: bytes at @entries (ipt_replace.size)
  * @num_entries: ipt_replace.num_entries
  * @valid_hooks: ipt_replace.valid_hooks: the table's own (else EINVAL)
@@ -108,6 +109,15 @@
  *               died before the switch), the ADOPT carry has them.
  *               Resolved as @counters_fd is (@maps_prog_fd uses it too)
  * @reserved:    0
+ * @writeback:   0: every entry is written back; else a user pointer to
+ *               (@num_entries + 7) / 8 bytes, bit i % 8 of byte i / 8
+ *               for entry i (blob order): the entries written back.  The
+ *               helper leaves out those whose every match and target it
+ *               checks and normalizes itself: the kernel would write the
+ *               same bytes (their payloads are not changed by their
+ *               checks and have no kernel-private tail), and at 10,000
+ *               rules the whole write-back was half of the install
+ *               (bench/calls.md)
  *
  * EBPF_IOC_INSTALL: 0 once the new rule set is live (the previous one's
  * extension instances destroyed after no packet can still see them), or
@@ -135,6 +145,7 @@ struct ebpf_ctl_install {
 	__u64 netns;
 	__s32 parked_fd;
 	__u32 reserved;
+	__u64 writeback;
 };
 
 /* struct ebpf_ctl_install.flags */

@@ -329,6 +329,15 @@ static void x_state_rev1(struct buf *q) { one_rule(q, &ip_any, "state", 1, zeros
 static void x_multiport_rev0(struct buf *q) { one_rule(q, &ip_tcp, "multiport", 0, zeros, 36); }
 static void x_iprange_rev0(struct buf *q) { one_rule(q, &ip_any, "iprange", 0, zeros, 20); }
 static void x_tcp_size(struct buf *q) { one_rule(q, &ip_tcp, "tcp", 0, zeros, 24); }
+/* garbage in the alignment padding (struct xt_tcp is 12 bytes of 16):
+ * GET_ENTRIES shows zeros there, from the helper's own normalization */
+static void x_tcp_padding(struct buf *q)
+{
+	unsigned char d[16] = { [2] = 0xff, [3] = 0xff, [6] = 0xff, [7] = 0xff,
+				[12] = 0xa5, [13] = 0xa5, [14] = 0xa5, [15] = 0xa5 };
+
+	one_rule(q, &ip_tcp, "tcp", 0, d, sizeof(d));
+}
 static void x_udp_size(struct buf *q) { one_rule(q, &ip_udp, "udp", 0, zeros, 8); }
 static void x_icmp_size(struct buf *q) { one_rule(q, &ip_icmp, "icmp", 0, zeros, 16); }
 static void x_comment_size(struct buf *q) { one_rule(q, &ip_any, "comment", 0, zeros, 248); }
@@ -435,6 +444,27 @@ static void k_limit_ok(struct buf *q)
 
 	one_rule(q, &ip_any, "limit", 0, &r, sizeof(r));
 }
+/* garbage where the kernel keeps its own state (past xt_limit's
+ * usersize) and in a kernel extension's alignment padding: GET_ENTRIES
+ * shows zeros in both, which only the kernel's write-back of the entry
+ * gives (ebpf_ctl_install.writeback) */
+static void k_limit_tail(struct buf *q)
+{
+	struct xt_rateinfo r = { .avg = 10000, .burst = 5, .prev = 0x0102030405060708ULL,
+				 .credit = 9, .credit_cap = 9, .cost = 9,
+				 .master = (void *)0x5a5a5a5a5a5a5a5aULL };
+
+	one_rule(q, &ip_any, "limit", 0, &r, sizeof(r));
+}
+static void k_mark_padding(struct buf *q)
+{
+	/* struct xt_mark_mtinfo1 is 12 bytes (its own tail padding, after
+	 * invert, is copied as given) of 16 */
+	unsigned char d[16] = { [0] = 0x22, [4] = 0xff, [9] = 0xa5, [10] = 0xa5,
+				[11] = 0xa5, [12] = 0xa5, [15] = 0xa5 };
+
+	one_rule(q, &ip_any, "mark", 1, d, sizeof(d));
+}
 static void k_owner_in_input(struct buf *q)
 {
 	struct xt_owner_match_info o = { .match = XT_OWNER_UID };
@@ -518,13 +548,13 @@ static const struct blob_case replace_cases[] = {
 	X(udp_invflags), X(icmp_no_proto), X(icmp_invflags), X(mp_ok),
 	X(mp_count16), X(mp_flags3), X(mp_no_proto), X(mp_icmp),
 	X(mp_range_ok), X(mp_range_last), X(mp_range_chain),
-	X(mp_range_down), X(any_iprange), X(any_conntrack),
+	X(mp_range_down), X(any_iprange), X(any_conntrack), X(tcp_padding),
 #undef X
 #define K(n) { "kext_" #n, k_##n }
 	K(limit_size), K(limit_burst0), K(limit_ok), K(owner_in_input),
 	K(recent_name_empty), K(reject_bad_with), K(reject_reset_udp),
 	K(reject_size), K(log_level8), K(log_prefix_unterminated), K(log_ok),
-	K(mark_rev9),
+	K(mark_rev9), K(limit_tail), K(mark_padding),
 #undef K
 };
 

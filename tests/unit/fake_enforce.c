@@ -126,6 +126,18 @@ static int fake_commit(void *ctx, const struct ipt_table_view *t, char *err,
 		abort();
 	/* Reading all of it lets ASan catch a view that lies about sizes. */
 	memcpy(copy, t->entries, t->size);
+	memset(fake.writeback, 0, sizeof(fake.writeback));
+	fake.writeback_given = t->writeback;
+	if (t->writeback) {	/* all of it, for ASan, as the module reads it */
+		size_t n = (t->num_entries + 7) / 8;
+		unsigned char *w = malloc(n ? n : 1);
+
+		if (!w)
+			abort();
+		memcpy(w, t->writeback, n);
+		memcpy(fake.writeback, w, n < 8 ? n : 8);
+		free(w);
+	}
 	free(fake.entries);
 	if (t->index || t->family != NFPROTO_IPV4) {
 		/* another table: nothing counted in it */

@@ -34,6 +34,9 @@ struct fake_enforce {
 	unsigned int valid_hooks;
 	unsigned int hook_entry[5], underflow[5];
 	char name[32];
+	/* its writeback bitmap's first bytes (zeros when it had none) */
+	unsigned char writeback[8];
+	bool writeback_given;
 	/* filter's counts since its last commit (@num_entries of them
 	 * when filter was committed last) */
 	struct xt_counters *counts;

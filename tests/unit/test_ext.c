@@ -277,10 +277,17 @@ void test_kernel_checked_extensions(void)
 	struct buf out = { 0 };
 
 	fake.kernel_checks = true;
+	/* the install writes back only the entries with one the kernel
+	 * checks: here the rule, entry 0 (INPUT's first) */
 	CHECK_ERR(one_rule(&ip_tcp, "limit", 0, limit, sizeof(limit)), 0);
+	CHECK(fake.writeback_given && fake.writeback[0] == 0x01);
 	CHECK_ERR(one_target("LOG", 0, limit, 32), 0);
+	CHECK(fake.writeback_given && fake.writeback[0] == 0x01);
+	CHECK_ERR(one_rule(&ip_tcp, "tcp", 0, &tcp, sizeof(tcp)), 0);
+	CHECK(fake.writeback_given && fake.writeback[0] == 0x00);
 	/* a revision we lack: the kernel's to judge */
 	CHECK_ERR(one_rule(&ip_tcp, "tcp", 1, &tcp, sizeof(tcp)), 0);
+	CHECK(fake.writeback_given && fake.writeback[0] == 0x01);
 	/* ours, still checked here: payload size, protocol */
 	memcpy(limit, &tcp, sizeof(tcp));
 	CHECK_ERR(one_rule(&ip_tcp, "tcp", 0, limit, sizeof(tcp) + 8), -EINVAL);

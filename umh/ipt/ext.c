@@ -130,7 +130,7 @@ int ipt_ext_check_normalize(const struct ipt_family *f, void *entry,
 	struct ipt_ext x;
 	unsigned int pos;
 	size_t n;
-	int found, err;
+	int found, err, kernel = 0;
 
 	/* No extension we serve restricts hooks: the mask is unused. */
 	(void)hook_mask;
@@ -151,6 +151,7 @@ int ipt_ext_check_normalize(const struct ipt_family *f, void *entry,
 				return err;
 		}
 		normalize_ext(m, m->data, n, found, &x);
+		kernel |= found;
 		pos += m->u.match_size;
 	}
 
@@ -171,5 +172,5 @@ int ipt_ext_check_normalize(const struct ipt_family *f, void *entry,
 	}
 	/* the same header layout as a match's */
 	normalize_ext((struct xt_entry_match *)t, t->data, n, found, &x);
-	return 0;
+	return kernel | found;
 }

@@ -333,6 +333,7 @@ static struct ipt_table_view view_of(const struct ipt_stored_table *t,
 		.size = b->size,
 		.num_entries = b->num_entries,
 		.valid_hooks = t->valid_hooks,
+		.writeback = b->writeback,
 	};
 
 	memcpy(v.hook_entry, b->hook_entry, sizeof(v.hook_entry));
@@ -399,6 +400,8 @@ static int table_commit(struct ipt_stored_table *t, struct ipt_blob *nb,
 	}
 	ipt_blob_free(&t->blob);
 	free(t->base);
+	free(nb->writeback);	/* the install's alone */
+	nb->writeback = NULL;
 	t->blob = *nb;
 	t->base = nbase;
 	t->committed = true;
@@ -535,6 +538,7 @@ static int commit_pending(struct ipt_stored_table *t)
 	b.lent = false;
 	b.z = NULL;
 	b.zsize = 0;
+	b.writeback = NULL;	/* t->blob's, if any: every entry written back */
 	b.entries = bigmem_alloc(b.size);	/* as ipt_translate()'s */
 	if (!b.entries)
 		return -ENOMEM;

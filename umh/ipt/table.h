@@ -54,6 +54,13 @@
  * @z, @zsize:   lent from a deflated record (ipt/state.c): @entries is
  *               NULL and the @zsize bytes at @z inflate to the @size
  *               bytes of entries; read them with ipt_blob_copy()
+ * @writeback:   from ipt_translate() until the commit: a bitmap of the
+ *               entries (bit i % 8 of byte i / 8) that have a match or
+ *               target the kernel checks (ipt_ext_check_normalize()
+ *               returned 1): only the kernel can show those as GET_ENTRIES
+ *               does, and the kmod install writes back only them
+ *               (struct ebpf_ctl_install.writeback).  NULL: every entry.
+ *               Freed by the commit and by ipt_blob_free().
  */
 struct ipt_blob {
 	unsigned char *entries;
@@ -65,6 +72,7 @@ struct ipt_blob {
 	unsigned int underflow[NF_INET_NUMHOOKS];
 	unsigned int stacksize;
 	bool lent;
+	unsigned char *writeback;
 };
 
 /*
@@ -125,8 +133,10 @@ static inline bool ipt_ext_name_is(const char *field, const char *name)
  * for passes when ipt_backend_kernel_checks(): the kernel checks it.
  * Each extension that passed is rewritten the way copy_entries_to_user()
  * presents it: the name NUL-padded, the payload's alignment padding
- * zeroed.  On an error the entry may be half rewritten: the caller drops
- * the blob.
+ * zeroed (of those the kernel checks, only the name: the kernel shows
+ * their payloads).  0, or 1 when a match or the target is one the kernel
+ * checks; -errno.  On an error the entry may be half rewritten: the
+ * caller drops the blob.
  */
 int ipt_ext_check_normalize(const struct ipt_family *f, void *e,
 			    unsigned int hook_mask);

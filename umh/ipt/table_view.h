@@ -51,6 +51,7 @@ struct ipt_table_view {
 	unsigned int hook_entry[5];
 	unsigned int underflow[5];
 	bool adopt;
+	const unsigned char *writeback;	/* struct ipt_blob's */
 };
 
 #endif

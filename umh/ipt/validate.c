@@ -337,6 +337,7 @@ void ipt_blob_free_entries(struct ipt_blob *b)
 
 void ipt_blob_free(struct ipt_blob *b)
 {
+	free(b->writeback);
 	ipt_blob_free_entries(b);
 	memset(b, 0, sizeof(*b));
 }
@@ -379,7 +380,8 @@ int ipt_translate_family(const struct ipt_family *f,
 	if (max_entries > b.num_entries)
 		max_entries = b.num_entries;
 	offsets = calloc(max_entries ? max_entries : 1, sizeof(*offsets));
-	if (!offsets) {
+	b.writeback = calloc(max_entries / 8 + 1, 1);
+	if (!offsets || !b.writeback) {
 		ret = -ENOMEM;
 		goto fail;
 	}
@@ -411,13 +413,15 @@ int ipt_translate_family(const struct ipt_family *f,
 	}
 
 	/* find_check_entry(): the extensions, in blob order. */
-	for (pos = 0; pos < b.size;
-	     pos += ipt_e_next_offset(f, b.entries + pos)) {
+	for (pos = 0, i = 0; pos < b.size;
+	     pos += ipt_e_next_offset(f, b.entries + pos), i++) {
 		unsigned char *e = b.entries + pos;
 
 		ret = ipt_ext_check_normalize(f, e, *ipt_e_comefrom(f, e));
-		if (ret)
+		if (ret < 0)
 			goto fail;
+		if (ret)
+			b.writeback[i / 8] |= 1u << (i % 8);
 		/* mark_source_chains() leaves back pointers behind. */
 		ipt_e_counters(f, e)->pcnt = 0;
 	}

@@ -144,6 +144,8 @@ static int kmod_install(const struct ipt_table_view *t,
 	in.entries = (__u64)(uintptr_t)t->entries;
 	in.entries_size = (__u32)t->size;
 	in.num_entries = t->num_entries;
+	/* only the entries whose extensions the kernel checks */
+	in.writeback = (__u64)(uintptr_t)t->writeback;
 	in.valid_hooks = t->valid_hooks;
 	for (h = 0; h < EBPF_CTL_NF_HOOKS; h++) {
 		in.hook_entry[h] = t->hook_entry[h];
