@@ -9,8 +9,10 @@
 # For each N (the linear set of bench/gen-rules): ebpfilter loaded with
 # phase_timing=1, PHASES_CALLS adds timed (busy guest time: instructions
 # under -icount), the helper's phase totals (dmesg "phase us:") before and
-# after them, and one call under strace -T (time inside each sockopt);
-# then the same adds on ip_tables.
+# after them, the helper's page faults per call (/proc/PID/stat: each a
+# fault's kernel work and a page zeroed, counted in the phases' time), and
+# one call under strace -T (time inside each sockopt); then the same adds
+# on ip_tables.
 set -u
 . tests/guest/ipt-lib.sh
 [ "${RUN_GUEST:-}" = 1 ] || fail "bench/phases.sh runs inside a QEMU guest only"
@@ -29,6 +31,14 @@ totals() {	# I
 	add $1 || fail "add"
 	dmesg | grep 'phase us:' | tail -1 | sed 's/.*phase us://'
 }
+# the helper's minor page faults so far (stat's field 10; its comm has
+# no space)
+helper_minflt() {
+	local pid s
+	pid=$(helper_pids)
+	read -r -a s <"/proc/$pid/stat" || fail "no helper stat"
+	echo "${s[9]}"
+}
 
 for n in $NS; do
 	bench/gen-rules ipt linear $n >$W/l.ipt
@@ -39,11 +49,13 @@ for n in $NS; do
 		esac
 		iptables-legacy-restore <$W/l.ipt || fail "restore"
 		add 60000 || fail "add"	# warm
-		[ $b = ebpf ] && a=$(totals 60001)
+		[ $b = ebpf ] && a=$(totals 60001) && f0=$(helper_minflt)
 		t0=$(busy_ns)
 		for ((i = 0; i < CALLS; i++)); do add $i || fail "add $i"; done
 		t1=$(busy_ns)
 		echo "phases $b N=$n: $CALLS adds, busy us per call $(((t1 - t0) / 1000 / CALLS))"
+		[ $b = ebpf ] &&
+			echo "phases ebpf N=$n helper page faults per call: $((($(helper_minflt) - f0) / CALLS))"
 		if [ $b = ebpf ]; then
 			z=$(totals 60002)
 			# per call: the CALLS adds and the one totals() made
