@@ -25,7 +25,6 @@
 #include "ipt/family.h"
 #include "ir/ir.h"
 #include "lib/bigmem.h"
-#include "lib/vec.h"
 
 static int fail(char *err, size_t len, int e, const char *fmt, ...)
 {
@@ -262,7 +261,7 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 	const unsigned char *base = t->entries;
 	unsigned int *offs = NULL, *mfirst = NULL, n = 0, off, h, i;
 	unsigned int nm = 0;
-	size_t capm = 0;
+	size_t maxm;
 	struct ir_match tmp[IR_MAX_MATCH];
 	bool v6 = t->family == NFPROTO_IPV6;
 	/* either layout: the family descriptor says where its fields lie */
@@ -304,6 +303,18 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 	}
 	ir->nrules = n;
 	ir->valid_hooks = t->valid_hooks;
+	/*
+	 * Room for every match at once: each is at least its header long.
+	 * Grown by doubling, the array was mapped and faulted in afresh at
+	 * every commit (three times over for a 10,000-rule table); kept
+	 * (lib/bigmem.h), only the pages a commit uses are ever touched.
+	 */
+	maxm = (t->size - (size_t)n * esz) / sizeof(struct xt_entry_match);
+	ir->matches = bigmem_alloc((maxm ? maxm : 1) * sizeof(*ir->matches));
+	if (!ir->matches) {
+		r = fail(err, err_len, -ENOMEM, "out of memory");
+		goto out;
+	}
 
 	/* pass 2: decode */
 	for (i = 0; i < n; i++) {
@@ -372,12 +383,12 @@ int ir_build_ext(const struct ipt_table_view *t, unsigned int flags,
 				rr->kernel = rr->kernel_match = true;
 			mo += em->u.match_size;
 		}
-		if (vec_reserve(&ir->matches, &capm, nm + rr->nmatch)) {
-			r = fail(err, err_len, -ENOMEM, "out of memory");
+		/* cannot be: a decoded match had its header in the blob */
+		if (nm + rr->nmatch > maxm) {
+			r = fail(err, err_len, -EINVAL, "more matches than room");
 			goto out;
 		}
-		if (rr->nmatch)	/* ir->matches is NULL until a rule has one */
-			memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
+		memcpy(ir->matches + nm, tmp, rr->nmatch * sizeof(tmp[0]));
 		mfirst[i] = nm;
 		nm += rr->nmatch;
 		tg = (const void *)((const char *)e + e_toff);
@@ -553,7 +564,7 @@ unsigned int ir_kernel_hooks(const struct ir_table *ir)
 void ir_free(struct ir_table *ir)
 {
 	bigmem_free(ir->rules);
-	free(ir->matches);
+	bigmem_free(ir->matches);
 	free(ir->ip6s);
 	ir->ip6s = NULL;
 	ir->matches = NULL;

@@ -11,7 +11,19 @@
 /* what may stay mapped between commits: the IR's rules and the largest
  * classification table of a 100,000-rule table fit */
 #define BIGMEM_KEPT_MAX	(64u * 1024 * 1024)
-#define BIGMEM_SLOTS	4
+/* a commit's big arrays: the blob, the IR's rules and matches, the
+ * classifier's tables (seven of a 10,000-rule linear table; with four
+ * slots three were mapped afresh at every commit) */
+#define BIGMEM_SLOTS	8
+/*
+ * A new block's capacity: the size asked for and a sixteenth more, in
+ * whole 64 KiB.  One rule more per call (iptables -A, a ban) grows the
+ * blob and the IR by a few hundred bytes, and a block of exactly the last
+ * commit's size never fitted the next: each call of a 10,000-rule table
+ * mapped and faulted in its 1.8 MB blob again (6.12, 2026-12-07: ~440 of
+ * the helper's ~980 page faults per call).
+ */
+#define BIGMEM_ROUND	(64u * 1024)
 
 /* before each block: its usable size; 16 bytes keep malloc's alignment */
 struct bigmem_hdr {
@@ -26,6 +38,7 @@ void *bigmem_alloc(size_t size)
 {
 	struct bigmem_hdr *h = NULL;
 	unsigned int i, best = BIGMEM_SLOTS;
+	size_t cap;
 
 	for (i = 0; i < BIGMEM_SLOTS; i++)
 		if (kept[i] && kept[i]->cap >= size &&
@@ -37,12 +50,18 @@ void *bigmem_alloc(size_t size)
 		kept_bytes -= h->cap;
 		return h + 1;
 	}
-	if (size > SIZE_MAX - sizeof(*h))
+	if (size > BIGMEM_KEPT_MAX / 2)	/* not kept: no room to spare */
+		cap = size;
+	else if (size >= BIGMEM_MIN)
+		cap = (size + size / 16 + BIGMEM_ROUND - 1) & ~(size_t)(BIGMEM_ROUND - 1);
+	else
+		cap = size;
+	if (cap > SIZE_MAX - sizeof(*h))
 		return NULL;
-	h = malloc(sizeof(*h) + size);
+	h = malloc(sizeof(*h) + cap);
 	if (!h)
 		return NULL;
-	h->cap = size;
+	h->cap = cap;
 	return h + 1;
 }
 
