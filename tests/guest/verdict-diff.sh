@@ -176,6 +176,12 @@ run_backend() {	# BACKEND
 			[ $tc_kernel = 1 ] && [ "$name" != 12-fragments ] && pf=$out/probes-nofrag.txt
 			# 1.5 s: fragment queues time out (1 s, topology.sh)
 			# and their ICMP errors are counted in this set's run
+			# no entry of an earlier run for a probe to reuse: its
+			# ephemeral port repeats from run to run
+			# (tests/verdict/ct-flush.py); never loads conntrack
+			if [ -e /proc/net/nf_conntrack ]; then
+				python3 tests/verdict/ct-flush.py || fail "conntrack flush"
+			fi
 			# conntrack entries a probe may meet (compare.py shows a
 			# mismatching probe's): a stale one changes its fate
 			cat /proc/net/nf_conntrack >"$out/$name.$b.conntrack" 2>/dev/null
