@@ -50,12 +50,10 @@ void *bigmem_alloc(size_t size)
 		kept_bytes -= h->cap;
 		return h + 1;
 	}
-	if (size > BIGMEM_KEPT_MAX / 2)	/* not kept: no room to spare */
-		cap = size;
-	else if (size >= BIGMEM_MIN)
+	cap = size;
+	/* room to grow only for a block bigmem_free() may keep */
+	if (size >= BIGMEM_MIN && size <= BIGMEM_KEPT_MAX / 2)
 		cap = (size + size / 16 + BIGMEM_ROUND - 1) & ~(size_t)(BIGMEM_ROUND - 1);
-	else
-		cap = size;
 	if (cap > SIZE_MAX - sizeof(*h))
 		return NULL;
 	h = malloc(sizeof(*h) + cap);
