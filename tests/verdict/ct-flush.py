@@ -14,6 +14,7 @@ policies ip6_tables 10, ebpfilter 11; the snapshots show the ip_tables
 runs of 05 and 06 using the same three ephemeral ports, and entries of
 one run alive at the next for up to 30 s, so whether a probe reuses one
 depends on how long the runs took)."""
+import os
 import socket
 import struct
 import sys
@@ -36,4 +37,4 @@ for seq, family in enumerate((socket.AF_INET, socket.AF_INET6), 1):
     _, typ, _, _, _ = struct.unpack("=LHHLL", reply[:16])
     err = struct.unpack("=i", reply[16:20])[0] if typ == NLMSG_ERROR else 0
     if err:
-        sys.exit("ct-flush: family %d: %s" % (family, __import__("os").strerror(-err)))
+        sys.exit("ct-flush: family %d: %s" % (family, os.strerror(-err)))
